@@ -413,6 +413,7 @@ static const char *cuzk__chk_brokers(const char *s) {
 
 static const char *cuzk__chk_circuit_id(const char *s) {
   static const char *const sizes[] = {"2k", "8m", "512m", "32g", "64g"};
+  if (cuzk__enum_index(TYPES, s) >= 0) return "missing the sector size, e.g. \"porep-c2-32g\"";
   const char *dash = strrchr(s, '-');
   if (!dash) return "expected <type>-<sector size>, e.g. \"porep-c2-32g\"";
   char type[32];
@@ -550,8 +551,10 @@ static void cuzk__accept_size(cuzk__ctx_t *c, size_t ki, const char *where, uint
       cuzk_config_format_size(v, x, sizeof x);
       cuzk_config_format_size((uint64_t)k->min, a, sizeof a);
       cuzk_config_format_size((uint64_t)k->max, b, sizeof b);
-      if (k->max == INT64_MAX)
+      if (k->max == INT64_MAX && v < (uint64_t)k->min)
         cuzk__err(c, where, "%s: %s is too small (at least %s)", k->path, x, a);
+      else if (k->max == INT64_MAX)
+        cuzk__err(c, where, "%s: %s is too large (at most 2^63 - 1 bytes)", k->path, x);
       else
         cuzk__err(c, where, "%s: %s is out of range [%s, %s]", k->path, x, a, b);
       return;
@@ -720,6 +723,10 @@ static void cuzk__accept_props(cuzk__ctx_t *c, size_t ki, const char *where, siz
   int bad = 0;
   for (size_t j = 0; j < n; j++) {
     const char *w = wheres[j];
+    if (!names[j]) { /* malformed, already reported */
+      bad++;
+      continue;
+    }
     for (size_t m = 0; m < sizeof cuzk__owned_props / sizeof cuzk__owned_props[0]; m++)
       if (strcmp(names[j], cuzk__owned_props[m].name) == 0) {
         cuzk__err(c, w, "%s: property '%s' is set by %s", k->path, names[j],
@@ -728,7 +735,7 @@ static void cuzk__accept_props(cuzk__ctx_t *c, size_t ki, const char *where, siz
         goto next;
       }
     for (size_t m = 0; m < j; m++)
-      if (strcmp(names[m], names[j]) == 0) {
+      if (names[m] && strcmp(names[m], names[j]) == 0) {
         cuzk__err(c, w, "%s: property '%s' is listed twice", k->path, names[j]);
         bad++;
         goto next;
@@ -815,19 +822,18 @@ static void cuzk__set_from_text(cuzk__ctx_t *c, size_t ki, const char *where, co
   if (k->kind == K_PROPS) {
     const char **names = cuzk__xrealloc(NULL, n * sizeof *names);
     const char **values = cuzk__xrealloc(NULL, n * sizeof *values);
-    bool ok = true;
     for (size_t j = 0; j < n; j++) {
       char *eq = strchr(items[j], '=');
       if (!eq || eq == items[j]) {
         cuzk__err(c, where, "%s: expected name=value; got \"%s\"", k->path, items[j]);
-        ok = false;
+        names[j] = values[j] = NULL;
         continue;
       }
       *eq = '\0';
       names[j] = items[j];
       values[j] = eq + 1;
     }
-    if (ok) cuzk__accept_props(c, ki, where, n, names, values, wheres);
+    cuzk__accept_props(c, ki, where, n, names, values, wheres);
     free(names);
     free(values);
   } else {
@@ -1057,7 +1063,6 @@ static void cuzk__set_from_setting(cuzk__ctx_t *c, size_t ki, const config_setti
       const char **names = cuzk__xrealloc(NULL, n * sizeof(char *));
       const char **values = cuzk__xrealloc(NULL, n * sizeof(char *));
       char **wheres = cuzk__xrealloc(NULL, n * sizeof(char *));
-      bool ok = true;
       for (size_t j = 0; j < n; j++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)j);
         wheres[j] = cuzk__where(c, e);
@@ -1071,13 +1076,13 @@ static void cuzk__set_from_setting(cuzk__ctx_t *c, size_t ki, const config_setti
             config_setting_type(b) != CONFIG_TYPE_STRING) {
           cuzk__err(c, wheres[j], "%s[%zu]: expected a (\"name\", \"value\") pair of strings",
                     k->path, j);
-          ok = false;
+          names[j] = values[j] = NULL;
           continue;
         }
         names[j] = config_setting_get_string(a);
         values[j] = config_setting_get_string(b);
       }
-      if (ok) cuzk__accept_props(c, ki, where, n, names, values, wheres);
+      cuzk__accept_props(c, ki, where, n, names, values, wheres);
       for (size_t j = 0; j < n; j++) free(wheres[j]);
       free(names);
       free(values);
