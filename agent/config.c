@@ -874,19 +874,26 @@ static const char *cuzk__lc_type_name(int t) {
   return "nothing";
 }
 
+/* The name of a file libconfig reports (a setting's or an error's), as a user finds it from the
+ * current directory. libconfig 1.5 reports an included file by its @include path as written,
+ * relative to the include dir; from 1.7 on the include function returns the joined path. */
+static void cuzk__file_name(const cuzk__ctx_t *c, const char *f, char *buf, size_t n) {
+  if (!f)
+    snprintf(buf, n, "%s", c->path ? c->path : "<string>");
+#if LIBCONFIG_VER_MAJOR == 1 && LIBCONFIG_VER_MINOR < 7
+  else if (f[0] != '/' && c->incdir && !(c->path && strcmp(f, c->path) == 0))
+    snprintf(buf, n, "%s/%s", c->incdir, f);
+#endif
+  else
+    snprintf(buf, n, "%s", f);
+}
+
 /* "file:line" of a setting, the file named as a user finds it (joined with the include dir). */
 static char *cuzk__where(cuzk__ctx_t *c, const config_setting_t *s) {
-  const char *f = config_setting_source_file(s);
-  unsigned line = config_setting_source_line(s);
+  char f[PATH_MAX];
+  cuzk__file_name(c, config_setting_source_file(s), f, sizeof f);
   char *w = NULL;
-  int r;
-  if (!f)
-    r = asprintf(&w, "%s:%u", c->path ? c->path : "<string>", line);
-  else if (f[0] == '/' || !c->incdir || (c->path && strcmp(f, c->path) == 0))
-    r = asprintf(&w, "%s:%u", f, line);
-  else
-    r = asprintf(&w, "%s/%s:%u", c->incdir, f, line);
-  if (r < 0) abort();
+  if (asprintf(&w, "%s:%u", f, (unsigned)config_setting_source_line(s)) < 0) abort();
   return w;
 }
 
@@ -911,10 +918,7 @@ static bool cuzk__source_text(cuzk__ctx_t *c, const config_setting_t *s, char *b
   }
   if (!f) return false;
   char path[PATH_MAX];
-  if (f[0] == '/' || !c->incdir || (c->path && strcmp(f, c->path) == 0))
-    snprintf(path, sizeof path, "%s", f);
-  else
-    snprintf(path, sizeof path, "%s/%s", c->incdir, f);
+  cuzk__file_name(c, f, path, sizeof path);
   FILE *fp = fopen(path, "r");
   if (!fp) return false;
   bool ok = false;
@@ -1133,12 +1137,7 @@ static void cuzk__parse_error(cuzk__ctx_t *c, config_t *lc) {
   int line = config_error_line(lc);
   const char *text = config_error_text(lc);
   char fbuf[PATH_MAX];
-  if (!f)
-    snprintf(fbuf, sizeof fbuf, "%s", c->path ? c->path : "<string>");
-  else if (f[0] == '/' || !c->incdir || (c->path && strcmp(f, c->path) == 0))
-    snprintf(fbuf, sizeof fbuf, "%s", f);
-  else
-    snprintf(fbuf, sizeof fbuf, "%s/%s", c->incdir, f);
+  cuzk__file_name(c, f, fbuf, sizeof fbuf);
   char where[PATH_MAX + 32];
   snprintf(where, sizeof where, "%s:%d", fbuf, line);
   if (!text) text = "cannot read the file";
