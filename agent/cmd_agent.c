@@ -10,38 +10,40 @@
 extern char **environ;
 
 static void cuzk__agent_usage(FILE *out) {
-  fprintf(out,
-          "Usage: cuzk agent [--config FILE]\n"
-          "       cuzk agent --check-config FILE\n"
-          "       cuzk agent --print-config [--config FILE] [--origins]\n"
-          "       cuzk agent --print-defaults\n"
-          "\n"
-          "Runs the proving agent: takes proof jobs from Kafka, proves them, publishes results\n"
-          "and telemetry. (Not built yet: for now the agent loads and validates its configuration\n"
-          "and exits 1.)\n"
-          "\n"
-          "Options:\n"
-          "  --config FILE        configuration file (libconfig syntax). Default: $CUZK_CONFIG if\n"
-          "                       set, else " CUZK_CONFIG_DEFAULT_PATH " if it exists, else the\n"
-          "                       built-in defaults\n"
-          "  --check-config FILE  validate FILE plus the environment overrides; print \"ok: FILE\"\n"
-          "                       or the errors (each naming file:line or the variable)\n"
-          "  --print-config       print the effective configuration (defaults, file, environment)\n"
-          "                       as libconfig text with every key documented\n"
-          "  --origins            with --print-config: note where each value set by the file or\n"
-          "                       the environment came from\n"
-          "  --print-defaults     print the built-in defaults (the example configuration)\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "Environment: CUZK_<SECTION>_<KEY> overrides a key, e.g. CUZK_KAFKA_BROKERS,\n"
-          "CUZK_ENGINE_MEMORY_BUDGET, CUZK_ENGINE_SRS_PRELOAD (lists comma-separated, \"\\,\" for a\n"
-          "literal comma; property lists as name=value,name=value). An unknown CUZK_AGENT_*,\n"
-          "CUZK_KAFKA_* or CUZK_ENGINE_* variable is an error.\n"
-          "Signals (once the agent runs): SIGHUP reloads the file; changes to keys not marked\n"
-          "reloadable are refused and the old configuration stays.\n"
-          "\n"
-          "Exit codes: 0 valid configuration (--check-config, --print-config), 1 runtime failure\n"
-          "(including: the agent loop is not built yet), 2 usage or configuration error.\n");
+  fprintf(
+      out,
+      "Usage: cuzk agent [--config FILE]\n"
+      "       cuzk agent --check-config FILE\n"
+      "       cuzk agent --print-config [--config FILE] [--origins]\n"
+      "       cuzk agent --print-defaults\n"
+      "\n"
+      "Runs the proving agent: takes proof jobs from Kafka, proves them, publishes results\n"
+      "and telemetry. (Not built yet: for now the agent loads and validates its configuration\n"
+      "and exits 1.)\n"
+      "\n"
+      "Options:\n"
+      "  --config FILE        configuration file (libconfig syntax). Default: $CUZK_CONFIG if\n"
+      "                       set, else " CUZK_CONFIG_DEFAULT_PATH
+      " if it exists, else the\n"
+      "                       built-in defaults\n"
+      "  --check-config FILE  validate FILE plus the environment overrides; print \"ok: FILE\"\n"
+      "                       or the errors (each naming file:line or the variable)\n"
+      "  --print-config       print the effective configuration (defaults, file, environment)\n"
+      "                       as libconfig text with every key documented\n"
+      "  --origins            with --print-config: note where each value set by the file or\n"
+      "                       the environment came from\n"
+      "  --print-defaults     print the built-in defaults (the example configuration)\n"
+      "  -h, --help           this help\n"
+      "\n"
+      "Environment: CUZK_<SECTION>_<KEY> overrides a key, e.g. CUZK_KAFKA_BROKERS,\n"
+      "CUZK_ENGINE_MEMORY_BUDGET, CUZK_ENGINE_SRS_PRELOAD (lists comma-separated, \"\\,\" for a\n"
+      "literal comma; property lists as name=value,name=value). An unknown CUZK_AGENT_*,\n"
+      "CUZK_KAFKA_* or CUZK_ENGINE_* variable is an error.\n"
+      "Signals (once the agent runs): SIGHUP reloads the file; changes to keys not marked\n"
+      "reloadable are refused and the old configuration stays.\n"
+      "\n"
+      "Exit codes: 0 valid configuration (--check-config, --print-config), 1 runtime failure\n"
+      "(including: the agent loop is not built yet), 2 usage or configuration error.\n");
 }
 
 static const char *cuzk__default_config_path(void) {
@@ -116,5 +118,6 @@ static int cuzk__agent_run(int argc, char **argv) {
   return rc;
 }
 
-const cuzk_cmd_t cuzk_cmd_agent = {"agent", "run the Kafka proving agent; check or print its config",
+const cuzk_cmd_t cuzk_cmd_agent = {"agent",
+                                   "run the Kafka proving agent; check or print its config",
                                    cuzk__agent_run, cuzk__agent_usage};

@@ -66,9 +66,7 @@ static const char *cuzk__chk_circuit_id(const char *s);
 
 #define O(f) offsetof(cuzk_config_t, f)
 #define KiB (INT64_C(1) << 10)
-#define MiB (INT64_C(1) << 20)
 #define GiB (INT64_C(1) << 30)
-#define TiB (INT64_C(1) << 40)
 #define NOLIM 1, 0 /* min > max: unbounded */
 #define TYPES "winning-post|window-post|snap-deals|porep-c2"
 
@@ -95,15 +93,15 @@ static const cuzk__key_t cuzk__keys[] = {
     {"agent.work_dir", K_STRING, O(agent.work_dir), "/var/lib/cuzk/work", NOLIM, NULL, 0,
      cuzk__chk_nonempty,
      "Directory for the agent's own files: cached constraint matrices, fetched payloads."},
-    {"agent.allow_insecure_params", K_BOOL, O(agent.allow_insecure_params), "false", NOLIM, NULL,
-     0, NULL,
+    {"agent.allow_insecure_params", K_BOOL, O(agent.allow_insecure_params), "false", NOLIM, NULL, 0,
+     NULL,
      "Accept parameter files from an insecure test setup (cuzk make-params). Never in production."},
     {"agent.max_job_bytes", K_SIZE, O(agent.max_job_bytes), "64MiB", 1 * KiB, 16 * GiB, NULL,
      F_RELOAD, NULL,
      "Largest job payload (vanilla proof), inline or fetched by reference; larger jobs are "
      "rejected. A size: bytes, or a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB)."},
-    {"agent.payload_fetch_timeout_s", K_INT, O(agent.payload_fetch_timeout_s), "120", 1, 3600,
-     NULL, F_RELOAD, NULL,
+    {"agent.payload_fetch_timeout_s", K_INT, O(agent.payload_fetch_timeout_s), "120", 1, 3600, NULL,
+     F_RELOAD, NULL,
      "Seconds allowed to fetch a payload referenced by URI (file://, http://, https://)."},
 
     /* kafka */
@@ -128,21 +126,24 @@ static const cuzk__key_t cuzk__keys[] = {
      0, NULL,
      "Avro framing of every record: single-object (C3 01, CRC-64-AVRO fingerprint, body) or "
      "confluent (00, 4-byte schema id, body; needs confluent_schema_ids)."},
-    {"kafka.confluent_schema_ids.proof_job", K_INT, O(kafka.confluent_schema_ids.proof_job), "0",
-     0, INT32_MAX, NULL, 0, NULL,
+    {"kafka.confluent_schema_ids.proof_job", K_INT, O(kafka.confluent_schema_ids.proof_job), "0", 0,
+     INT32_MAX, NULL, 0, NULL,
      "Schema registry ids, used only with framing = \"confluent\". ProofJob: 0 = accept any id "
      "whose schema is ProofJob-compatible, else only this id."},
     {"kafka.confluent_schema_ids.proof_result", K_INT, O(kafka.confluent_schema_ids.proof_result),
-     "0", 0, INT32_MAX, NULL, 0, NULL, "Schema id written on ProofResult records (required with confluent)."},
+     "0", 0, INT32_MAX, NULL, 0, NULL,
+     "Schema id written on ProofResult records (required with confluent)."},
     {"kafka.confluent_schema_ids.partition_timing", K_INT,
      O(kafka.confluent_schema_ids.partition_timing), "0", 0, INT32_MAX, NULL, 0, NULL,
      "Schema id written on PartitionTiming records (required with confluent)."},
     {"kafka.confluent_schema_ids.agent_status", K_INT, O(kafka.confluent_schema_ids.agent_status),
-     "0", 0, INT32_MAX, NULL, 0, NULL, "Schema id written on AgentStatus records (required with confluent)."},
+     "0", 0, INT32_MAX, NULL, 0, NULL,
+     "Schema id written on AgentStatus records (required with confluent)."},
     {"kafka.confluent_schema_ids.dead_letter", K_INT, O(kafka.confluent_schema_ids.dead_letter),
-     "0", 0, INT32_MAX, NULL, 0, NULL, "Schema id written on DeadLetter records (required with confluent)."},
-    {"kafka.max_message_bytes", K_SIZE, O(kafka.max_message_bytes), "16MiB", 64 * KiB,
-     1000000000, NULL, 0, NULL,
+     "0", 0, INT32_MAX, NULL, 0, NULL,
+     "Schema id written on DeadLetter records (required with confluent)."},
+    {"kafka.max_message_bytes", K_SIZE, O(kafka.max_message_bytes), "16MiB", 64 * KiB, 1000000000,
+     NULL, 0, NULL,
      "Largest record fetched or produced (sets fetch.message.max.bytes and message.max.bytes). "
      "The brokers' and topics' limits must allow it."},
     {"kafka.inline_payload_max_bytes", K_SIZE, O(kafka.inline_payload_max_bytes), "8MiB", 0,
@@ -167,12 +168,12 @@ static const cuzk__key_t cuzk__keys[] = {
      "Extra librdkafka properties for the producer only (applied after kafka.properties)."},
 
     /* engine */
-    {"engine.memory_budget", K_SIZE, O(engine.memory_budget), "auto", 1 * GiB, INT64_MAX,
-     NULL, F_AUTO, NULL,
+    {"engine.memory_budget", K_SIZE, O(engine.memory_budget), "auto", 1 * GiB, INT64_MAX, NULL,
+     F_AUTO, NULL,
      "Host memory the engine may use (working buffers, pinned pool, host-resident SRS): a size, "
      "or \"auto\" = MemTotal - safety_margin."},
-    {"engine.safety_margin", K_SIZE, O(engine.safety_margin), "8GiB", 0, INT64_MAX, NULL, 0,
-     NULL, "Memory left to the system when memory_budget is \"auto\"."},
+    {"engine.safety_margin", K_SIZE, O(engine.safety_margin), "8GiB", 0, INT64_MAX, NULL, 0, NULL,
+     "Memory left to the system when memory_budget is \"auto\"."},
     {"engine.synthesis_workers", K_INT, O(engine.synthesis_workers), "0", 0, 1024, NULL, 0, NULL,
      "Threads for circuit synthesis and a/b/c evaluation. 0 = one per online CPU."},
     {"engine.gpu_workers_per_device", K_INT, O(engine.gpu_workers_per_device), "2", 1, 8, NULL, 0,
@@ -192,9 +193,8 @@ static const cuzk__key_t cuzk__keys[] = {
     {"engine.pinned_pool.prewarm_pace_ms", K_INT, O(engine.pinned_pool.prewarm_pace_ms), "250", 0,
      60000, NULL, F_RELOAD, NULL,
      "Pause between two pre-warm allocations (pinned allocation serializes in the driver)."},
-    {"engine.pinned_pool.max_bytes", K_SIZE, O(engine.pinned_pool.max_bytes), "0", 0,
-     INT64_MAX, NULL, 0, NULL,
-     "Cap on pinned pool bytes. 0 = only the memory budget limits it."},
+    {"engine.pinned_pool.max_bytes", K_SIZE, O(engine.pinned_pool.max_bytes), "0", 0, INT64_MAX,
+     NULL, 0, NULL, "Cap on pinned pool bytes. 0 = only the memory budget limits it."},
     {"engine.srs.preload", K_STRLIST, O(engine.srs.preload), "", NOLIM, NULL, 0,
      cuzk__chk_circuit_id,
      "Circuits whose parameters are loaded at start, as <type>-<sector size>, sector size one of "
@@ -226,9 +226,9 @@ typedef struct {
   char *errbuf;
   size_t errlen;
   int nerr;
-  const char *path;  /* main file as given, or NULL */
-  char *incdir;      /* directory of the main file */
-  const char *text;  /* the text of a string load */
+  const char *path; /* main file as given, or NULL */
+  char *incdir;     /* directory of the main file */
+  const char *text; /* the text of a string load */
   rd_kafka_conf_t *kconf;
 } cuzk__ctx_t;
 
@@ -237,7 +237,7 @@ typedef struct {
 static const char *const cuzk__env_sections[] = {"CUZK_AGENT_", "CUZK_KAFKA_", "CUZK_ENGINE_"};
 
 __attribute__((format(printf, 3, 4))) static void cuzk__err(cuzk__ctx_t *c, const char *where,
-                                                           const char *fmt, ...) {
+                                                            const char *fmt, ...) {
   va_list ap;
   c->nerr++;
   if (where) fprintf(c->err, "%s: ", where);
@@ -345,9 +345,8 @@ static const char *cuzk__suggest(const char *path) {
     const char *kl = strrchr(cuzk__keys[i].path, '.') + 1;
     if (strcmp(kl, leaf) == 0) return cuzk__keys[i].path;
   }
-  static const char *const sections[] = {"agent", "kafka", "engine",
-                                         "kafka.confluent_schema_ids", "engine.pinned_pool",
-                                         "engine.srs"};
+  static const char *const sections[] = {
+      "agent", "kafka", "engine", "kafka.confluent_schema_ids", "engine.pinned_pool", "engine.srs"};
   const char *best = NULL;
   size_t bd = SIZE_MAX, len = strlen(path);
   size_t limit = len / 5 > 2 ? len / 5 : 2;
@@ -376,7 +375,9 @@ static const char *cuzk__chk_agent_id(const char *s) {
   return NULL;
 }
 
-static const char *cuzk__chk_nonempty(const char *s) { return *s ? NULL : "must not be empty"; }
+static const char *cuzk__chk_nonempty(const char *s) {
+  return *s ? NULL : "must not be empty";
+}
 
 static const char *cuzk__chk_listen(const char *s) {
   if (!*s) return NULL;
@@ -456,9 +457,14 @@ static void cuzk__value_clear(cuzk_config_t *cfg, const cuzk__key_t *k) {
       free(VAL(cfg, k, cuzk_config_intlist_t)->v);
       memset(VAL(cfg, k, cuzk_config_intlist_t), 0, sizeof(cuzk_config_intlist_t));
       break;
-    case K_STRLIST: cuzk__strlist_clear(VAL(cfg, k, cuzk_config_strlist_t)); break;
-    case K_PROPS: cuzk__props_clear(VAL(cfg, k, cuzk_config_props_t)); break;
-    default: break;
+    case K_STRLIST:
+      cuzk__strlist_clear(VAL(cfg, k, cuzk_config_strlist_t));
+      break;
+    case K_PROPS:
+      cuzk__props_clear(VAL(cfg, k, cuzk_config_props_t));
+      break;
+    default:
+      break;
   }
 }
 
@@ -486,12 +492,18 @@ static bool cuzk__props_equal(const cuzk_config_props_t *a, const cuzk_config_pr
 static bool cuzk__value_equal(const cuzk_config_t *a, const cuzk_config_t *b,
                               const cuzk__key_t *k) {
   switch (k->kind) {
-    case K_BOOL: return *VAL(a, k, bool) == *VAL(b, k, bool);
-    case K_INT: return *VAL(a, k, int64_t) == *VAL(b, k, int64_t);
-    case K_SIZE: return *VAL(a, k, uint64_t) == *VAL(b, k, uint64_t);
-    case K_STRING: return strcmp(*VAL(a, k, char *), *VAL(b, k, char *)) == 0;
-    case K_ENUM: return *VAL(a, k, int) == *VAL(b, k, int);
-    case K_TYPESET: return *VAL(a, k, unsigned) == *VAL(b, k, unsigned);
+    case K_BOOL:
+      return *VAL(a, k, bool) == *VAL(b, k, bool);
+    case K_INT:
+      return *VAL(a, k, int64_t) == *VAL(b, k, int64_t);
+    case K_SIZE:
+      return *VAL(a, k, uint64_t) == *VAL(b, k, uint64_t);
+    case K_STRING:
+      return strcmp(*VAL(a, k, char *), *VAL(b, k, char *)) == 0;
+    case K_ENUM:
+      return *VAL(a, k, int) == *VAL(b, k, int);
+    case K_TYPESET:
+      return *VAL(a, k, unsigned) == *VAL(b, k, unsigned);
     case K_INTLIST: {
       const cuzk_config_intlist_t *x = VAL(a, k, cuzk_config_intlist_t);
       const cuzk_config_intlist_t *y = VAL(b, k, cuzk_config_intlist_t);
@@ -611,7 +623,7 @@ static void cuzk__accept_string(cuzk__ctx_t *c, size_t ki, const char *where, co
 
 static bool cuzk__accept_bool_text(cuzk__ctx_t *c, size_t ki, const char *where, const char *s) {
   static const char *const yes[] = {"true", "1", "yes", "on"}, *const no[] = {"false", "0", "no",
-                                                                             "off"};
+                                                                              "off"};
   for (size_t i = 0; i < 4; i++) {
     if (strcasecmp(s, yes[i]) == 0 || strcasecmp(s, no[i]) == 0) {
       *VAL(c->cfg, &cuzk__keys[ki], bool) = strcasecmp(s, yes[i]) == 0;
@@ -642,8 +654,8 @@ static void cuzk__accept_list(cuzk__ctx_t *c, size_t ki, const char *where,
       if (idx < 0) {
         char list[256];
         cuzk__enum_list(k->allowed, list, sizeof list);
-        cuzk__err(c, it->where[j], "%s: unknown proof type \"%s\" (expected %s)", k->path,
-                  it->s[j], list);
+        cuzk__err(c, it->where[j], "%s: unknown proof type \"%s\" (expected %s)", k->path, it->s[j],
+                  list);
         bad++;
       } else if (set & (1u << idx)) {
         cuzk__err(c, it->where[j], "%s: \"%s\" is listed twice", k->path, it->s[j]);
@@ -798,7 +810,9 @@ static size_t cuzk__split(const char *s, char ***out) {
 static void cuzk__set_from_text(cuzk__ctx_t *c, size_t ki, const char *where, const char *s) {
   const cuzk__key_t *k = &cuzk__keys[ki];
   switch (k->kind) {
-    case K_BOOL: cuzk__accept_bool_text(c, ki, where, s); return;
+    case K_BOOL:
+      cuzk__accept_bool_text(c, ki, where, s);
+      return;
     case K_INT: {
       char *end;
       errno = 0;
@@ -810,10 +824,15 @@ static void cuzk__set_from_text(cuzk__ctx_t *c, size_t ki, const char *where, co
       cuzk__accept_int(c, ki, where, v);
       return;
     }
-    case K_SIZE: cuzk__accept_size_text(c, ki, where, s); return;
+    case K_SIZE:
+      cuzk__accept_size_text(c, ki, where, s);
+      return;
     case K_STRING:
-    case K_ENUM: cuzk__accept_string(c, ki, where, s); return;
-    default: break;
+    case K_ENUM:
+      cuzk__accept_string(c, ki, where, s);
+      return;
+    default:
+      break;
   }
   char **items;
   size_t n = cuzk__split(s, &items);
@@ -862,14 +881,21 @@ static void cuzk__set_from_text(cuzk__ctx_t *c, size_t ki, const char *where, co
 
 static const char *cuzk__lc_type_name(int t) {
   switch (t) {
-    case CONFIG_TYPE_GROUP: return "group";
+    case CONFIG_TYPE_GROUP:
+      return "group";
     case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64: return "integer";
-    case CONFIG_TYPE_FLOAT: return "float";
-    case CONFIG_TYPE_STRING: return "string";
-    case CONFIG_TYPE_BOOL: return "boolean";
-    case CONFIG_TYPE_ARRAY: return "array";
-    case CONFIG_TYPE_LIST: return "list";
+    case CONFIG_TYPE_INT64:
+      return "integer";
+    case CONFIG_TYPE_FLOAT:
+      return "float";
+    case CONFIG_TYPE_STRING:
+      return "string";
+    case CONFIG_TYPE_BOOL:
+      return "boolean";
+    case CONFIG_TYPE_ARRAY:
+      return "array";
+    case CONFIG_TYPE_LIST:
+      return "list";
   }
   return "nothing";
 }
@@ -878,8 +904,7 @@ static const char *cuzk__lc_type_name(int t) {
  * current directory. libconfig 1.5 reports an included file by its @include path as written,
  * relative to the include dir; from 1.7 on the include function returns the joined path. */
 static void cuzk__file_name(const cuzk__ctx_t *c, const char *f, char *buf, size_t n) {
-  if (!f)
-    snprintf(buf, n, "%s", c->path ? c->path : "<string>");
+  if (!f) snprintf(buf, n, "%s", c->path ? c->path : "<string>");
 #if LIBCONFIG_VER_MAJOR == 1 && LIBCONFIG_VER_MINOR < 7
   else if (f[0] != '/' && c->incdir && !(c->path && strcmp(f, c->path) == 0))
     snprintf(buf, n, "%s/%s", c->incdir, f);
@@ -1160,7 +1185,8 @@ static void cuzk__parse_error(cuzk__ctx_t *c, config_t *lc) {
                 "to %s",
                 text, inc, LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR, c->incdir);
     else if (inc[0])
-      cuzk__err(c, where, "%s '%s' (looked for %s%s%s; @include paths are relative to the "
+      cuzk__err(c, where,
+                "%s '%s' (looked for %s%s%s; @include paths are relative to the "
                 "directory of the main file)",
                 text, inc, inc[0] == '/' || !c->incdir ? "" : c->incdir,
                 inc[0] == '/' || !c->incdir ? "" : "/", inc);
@@ -1210,8 +1236,9 @@ static void cuzk__apply_env(cuzk__ctx_t *c, const char *const *envp) {
         cuzk__env_name(&cuzk__keys[cuzk__find_key(best)], en, sizeof en);
         cuzk__err(c, where, "no such setting (did you mean %s?)", en);
       } else {
-        cuzk__err(c, where, "no such setting (CUZK_AGENT_*, CUZK_KAFKA_* and CUZK_ENGINE_* "
-                            "variables name configuration keys)");
+        cuzk__err(c, where,
+                  "no such setting (CUZK_AGENT_*, CUZK_KAFKA_* and CUZK_ENGINE_* "
+                  "variables name configuration keys)");
       }
       continue;
     }
@@ -1419,12 +1446,24 @@ static void cuzk__print_string(FILE *out, const char *s) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
-      case '"': fputs("\\\"", out); break;
-      case '\\': fputs("\\\\", out); break;
-      case '\n': fputs("\\n", out); break;
-      case '\t': fputs("\\t", out); break;
-      case '\r': fputs("\\r", out); break;
-      case '\f': fputs("\\f", out); break;
+      case '"':
+        fputs("\\\"", out);
+        break;
+      case '\\':
+        fputs("\\\\", out);
+        break;
+      case '\n':
+        fputs("\\n", out);
+        break;
+      case '\t':
+        fputs("\\t", out);
+        break;
+      case '\r':
+        fputs("\\r", out);
+        break;
+      case '\f':
+        fputs("\\f", out);
+        break;
       default:
         if (*p < 0x20 || *p == 0x7f)
           fprintf(out, "\\x%02X", *p);
@@ -1443,8 +1482,12 @@ static void cuzk__print_int(FILE *out, long long v) {
 static void cuzk__print_value(FILE *out, const cuzk_config_t *cfg, const cuzk__key_t *k) {
   char buf[64];
   switch (k->kind) {
-    case K_BOOL: fputs(*VAL(cfg, k, bool) ? "true" : "false", out); break;
-    case K_INT: cuzk__print_int(out, (long long)*VAL(cfg, k, int64_t)); break;
+    case K_BOOL:
+      fputs(*VAL(cfg, k, bool) ? "true" : "false", out);
+      break;
+    case K_INT:
+      cuzk__print_int(out, (long long)*VAL(cfg, k, int64_t));
+      break;
     case K_SIZE: {
       uint64_t v = *VAL(cfg, k, uint64_t);
       if (v == 0 && (k->flags & F_AUTO)) {
@@ -1458,7 +1501,9 @@ static void cuzk__print_value(FILE *out, const cuzk_config_t *cfg, const cuzk__k
         cuzk__print_int(out, (long long)v);
       break;
     }
-    case K_STRING: cuzk__print_string(out, *VAL(cfg, k, char *)); break;
+    case K_STRING:
+      cuzk__print_string(out, *VAL(cfg, k, char *));
+      break;
     case K_ENUM:
       cuzk__enum_name(k->allowed, *VAL(cfg, k, int), buf, sizeof buf);
       cuzk__print_string(out, buf);
@@ -1529,9 +1574,14 @@ static pthread_once_t cuzk__info_once = PTHREAD_ONCE_INIT;
 
 static void cuzk__info_init(void) {
   static const char *const type_names[] = {
-      [K_BOOL] = "boolean",       [K_INT] = "integer",        [K_SIZE] = "size",
-      [K_STRING] = "string",      [K_ENUM] = "enum",          [K_TYPESET] = "list of proof types",
-      [K_INTLIST] = "list of integers", [K_STRLIST] = "list of strings",
+      [K_BOOL] = "boolean",
+      [K_INT] = "integer",
+      [K_SIZE] = "size",
+      [K_STRING] = "string",
+      [K_ENUM] = "enum",
+      [K_TYPESET] = "list of proof types",
+      [K_INTLIST] = "list of integers",
+      [K_STRLIST] = "list of strings",
       [K_PROPS] = "list of (name, value) pairs",
   };
   cuzk_config_t *raw = cuzk__raw_defaults();
@@ -1556,7 +1606,9 @@ static void cuzk__info_init(void) {
   cuzk_config_free(raw);
 }
 
-size_t cuzk_config_key_count(void) { return NKEYS; }
+size_t cuzk_config_key_count(void) {
+  return NKEYS;
+}
 
 const cuzk_config_key_info_t *cuzk_config_key(size_t i) {
   if (i >= NKEYS) return NULL;

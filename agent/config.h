@@ -35,7 +35,12 @@ typedef enum {
 #define CUZK_CONFIG_TYPESET_ALL ((1u << CUZK_CONFIG_TYPE__COUNT) - 1u)
 
 /* The enum values follow the order of the allowed strings in the key table. */
-typedef enum { CUZK_LOG_DEBUG, CUZK_LOG_INFO, CUZK_LOG_WARN, CUZK_LOG_ERROR } cuzk_config_log_level_t;
+typedef enum {
+  CUZK_LOG_DEBUG,
+  CUZK_LOG_INFO,
+  CUZK_LOG_WARN,
+  CUZK_LOG_ERROR
+} cuzk_config_log_level_t;
 typedef enum { CUZK_LOG_FORMAT_LOGFMT, CUZK_LOG_FORMAT_JSON } cuzk_config_log_format_t;
 typedef enum { CUZK_FRAMING_SINGLE_OBJECT, CUZK_FRAMING_CONFLUENT } cuzk_config_framing_t;
 typedef enum { CUZK_ASSIGNOR_RANGE, CUZK_ASSIGNOR_ROUNDROBIN } cuzk_config_assignor_t;
@@ -60,12 +65,12 @@ typedef struct {
 
 typedef struct {
   struct {
-    char *id;                         /* never empty after loading ("" in the file = hostname) */
+    char *id; /* never empty after loading ("" in the file = hostname) */
     cuzk_config_log_level_t log_level;
     cuzk_config_log_format_t log_format;
     int64_t status_interval_s;
     int64_t shutdown_grace_s;
-    char *http_listen;                /* "host:port", or "" = no HTTP server */
+    char *http_listen; /* "host:port", or "" = no HTTP server */
     char *params_dir;
     char *work_dir;
     bool allow_insecure_params;
@@ -73,13 +78,13 @@ typedef struct {
     int64_t payload_fetch_timeout_s;
   } agent;
   struct {
-    char *brokers;                    /* "" = librdkafka's embedded mock cluster (demo only) */
+    char *brokers; /* "" = librdkafka's embedded mock cluster (demo only) */
     char *topic_prefix;
     char *group_id;
-    char *group_instance_id;          /* "" = dynamic membership */
-    unsigned enabled_types;           /* bit set over cuzk_config_proof_type_t, never 0 */
+    char *group_instance_id; /* "" = dynamic membership */
+    unsigned enabled_types;  /* bit set over cuzk_config_proof_type_t, never 0 */
     cuzk_config_framing_t framing;
-    struct {                          /* Confluent schema ids; 0 = unset */
+    struct { /* Confluent schema ids; 0 = unset */
       int64_t proof_job, proof_result, partition_timing, agent_status, dead_letter;
     } confluent_schema_ids;
     uint64_t max_message_bytes;
@@ -92,24 +97,24 @@ typedef struct {
     cuzk_config_props_t producer_properties;
   } kafka;
   struct {
-    uint64_t memory_budget;           /* bytes; 0 = "auto" (see cuzk_config_memory_budget) */
+    uint64_t memory_budget; /* bytes; 0 = "auto" (see cuzk_config_memory_budget) */
     uint64_t safety_margin;
-    int64_t synthesis_workers;        /* 0 = auto */
+    int64_t synthesis_workers; /* 0 = auto */
     int64_t gpu_workers_per_device;
-    cuzk_config_intlist_t devices;    /* empty = all */
+    cuzk_config_intlist_t devices; /* empty = all */
     cuzk_config_verify_t verify_proofs;
     int64_t verify_sample_percent;
     struct {
-      unsigned prewarm_types;         /* bit set over cuzk_config_proof_type_t */
+      unsigned prewarm_types; /* bit set over cuzk_config_proof_type_t */
       int64_t prewarm_pace_ms;
-      uint64_t max_bytes;             /* 0 = limited by the memory budget only */
+      uint64_t max_bytes; /* 0 = limited by the memory budget only */
     } pinned_pool;
     struct {
-      cuzk_config_strlist_t preload;  /* circuit ids "<type>-<sector size>", e.g. "porep-c2-32g" */
+      cuzk_config_strlist_t preload; /* circuit ids "<type>-<sector size>", e.g. "porep-c2-32g" */
       bool device_resident;
       int64_t evict_idle_s;
     } srs;
-    char *timeline_file;              /* "" = off */
+    char *timeline_file; /* "" = off */
     int64_t admission_reserve_critical;
   } engine;
 
@@ -118,10 +123,10 @@ typedef struct {
   void *cuzk__priv;
 } cuzk_config_t;
 
-/* Loads `path` (NULL: no file, defaults only), then applies overrides from `envp` (a NULL-terminated
- * "NAME=value" array such as `environ`; NULL: none). Every problem found is written to errstr, one
- * per line, each naming "file:line:" or the variable. Returns CUZK_OK and *out, or CUZK_ERR_CONFIG
- * (CUZK_ERR_NOMEM) and *out == NULL. */
+/* Loads `path` (NULL: no file, defaults only), then applies overrides from `envp` (a
+ * NULL-terminated "NAME=value" array such as `environ`; NULL: none). Every problem found is written
+ * to errstr, one per line, each naming "file:line:" or the variable. Returns CUZK_OK and *out, or
+ * CUZK_ERR_CONFIG (CUZK_ERR_NOMEM) and *out == NULL. */
 cuzk_err_t cuzk_config_load(cuzk_config_t **out, const char *path, const char *const *envp,
                             char *errstr, size_t errstr_size);
 
@@ -172,7 +177,8 @@ const char *cuzk_config_proof_type_name(cuzk_config_proof_type_t t);
  * result is a whole number of bytes ("1.5GiB"). Anything else (K, G, Gb, gib, -1, 1e9, "") is
  * rejected. */
 cuzk_err_t cuzk_config_parse_size(const char *s, uint64_t *out, char *errstr, size_t errstr_size);
-/* Formats bytes with the largest binary unit that divides it exactly ("64MiB", "1000B" -> "1000"). */
+/* Formats bytes with the largest binary unit that divides it exactly ("64MiB", "1000B" -> "1000").
+ */
 void cuzk_config_format_size(uint64_t bytes, char *buf, size_t n);
 
 /* ---- the key table (introspection for docs and tests) --------------------------------------- */

@@ -97,9 +97,31 @@ static void test_size_parse(void **state) {
     assert_true(v == good[i].v);
   }
   static const char *const bad[] = {
-      "", " ", "G", "96G", "96g", "96gib", "96GIB", "96Gb", "96 GiB ", "-1", "+1", "1e9",
-      "1.", ".5GiB", "1.5", "1.3B", "0x10", "1,5GiB", "1 2", "18446744073709551616",
-      "16777216TiB", "99999999999999999999999", "1.0000000001KiB", "1KiB5", "GiB1",
+      "",
+      " ",
+      "G",
+      "96G",
+      "96g",
+      "96gib",
+      "96GIB",
+      "96Gb",
+      "96 GiB ",
+      "-1",
+      "+1",
+      "1e9",
+      "1.",
+      ".5GiB",
+      "1.5",
+      "1.3B",
+      "0x10",
+      "1,5GiB",
+      "1 2",
+      "18446744073709551616",
+      "16777216TiB",
+      "99999999999999999999999",
+      "1.0000000001KiB",
+      "1KiB5",
+      "GiB1",
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     uint64_t v = 7;
@@ -271,9 +293,9 @@ static void test_parse_errors(void **state) {
   expect_line(load_fail(p, NULL), p, 0, "cannot open");
   char err[512];
   cuzk_config_t *c = NULL;
-  assert_int_equal(cuzk_config_load_string(&c, "agent = {\n log_level = ;\n};\n", NULL, err,
-                                           sizeof err),
-                   CUZK_ERR_CONFIG);
+  assert_int_equal(
+      cuzk_config_load_string(&c, "agent = {\n log_level = ;\n};\n", NULL, err, sizeof err),
+      CUZK_ERR_CONFIG);
   expect_line(err, "<string>", 2, "syntax error");
 }
 
@@ -281,16 +303,17 @@ static void test_unknown_keys(void **state) {
   (void)state;
   const char *p = fixture("unknown_key.cfg");
   const char *e = load_fail(p, NULL);
-  expect_line(e, p, 5, "unknown key 'engine.gpu_worker_per_device' (did you mean "
-                       "'engine.gpu_workers_per_device'?)");
+  expect_line(e, p, 5,
+              "unknown key 'engine.gpu_worker_per_device' (did you mean "
+              "'engine.gpu_workers_per_device'?)");
   expect_line(e, p, 6, "unknown key 'engine.foo'");
   expect_line(e, p, 9, "unknown key 'agent2' (did you mean 'agent'?)");
   assert_int_equal(count_lines(e), 3);
   char err[512];
   cuzk_config_t *c = NULL;
-  assert_int_equal(cuzk_config_load_string(&c, "agent = { brokers = \"x\"; };\n", NULL, err,
-                                           sizeof err),
-                   CUZK_ERR_CONFIG);
+  assert_int_equal(
+      cuzk_config_load_string(&c, "agent = { brokers = \"x\"; };\n", NULL, err, sizeof err),
+      CUZK_ERR_CONFIG);
   expect_line(err, "<string>", 1, "unknown key 'agent.brokers' (did you mean 'kafka.brokers'?)");
 }
 
@@ -348,10 +371,11 @@ static void test_bad_sizes_and_big_ints(void **state) {
   assert_true(c->engine.safety_margin == 4294967297ull);
   cuzk_config_free(c);
   /* the check also sees hex literals and other settings on the same line */
-  assert_int_equal(cuzk_config_load_string(
-                       &c, "engine = { synthesis_workers = 4; pinned_pool = { max_bytes = 0x1000000000; }; };",
-                       NULL, err, sizeof err),
-                   CUZK_ERR_CONFIG);
+  assert_int_equal(
+      cuzk_config_load_string(
+          &c, "engine = { synthesis_workers = 4; pinned_pool = { max_bytes = 0x1000000000; }; };",
+          NULL, err, sizeof err),
+      CUZK_ERR_CONFIG);
   expect_line(err, "<string>", 1, "0x1000000000 does not fit in 32 bits");
 }
 
@@ -395,15 +419,16 @@ static void test_cross_checks(void **state) {
                                            NULL, err, sizeof err),
                    CUZK_ERR_CONFIG);
   expect_line(err, "<string>", 1, "librdkafka 2.0.2");
-  assert_int_equal(cuzk_config_load_string(&c, "engine = { srs = { preload = [\"porep-c2-32g\", "
-                                               "\"porep-c2\", \"foo-32g\"]; }; };",
+  assert_int_equal(cuzk_config_load_string(&c,
+                                           "engine = { srs = { preload = [\"porep-c2-32g\", "
+                                           "\"porep-c2\", \"foo-32g\"]; }; };",
                                            NULL, err, sizeof err),
                    CUZK_ERR_CONFIG);
   expect_line(err, "<string>", 1, "\"porep-c2\": missing the sector size");
   expect_line(err, "<string>", 1, "\"foo-32g\": unknown proof type");
-  assert_int_equal(cuzk_config_load_string(&c, "kafka = { enabled_types = []; };", NULL, err,
-                                           sizeof err),
-                   CUZK_ERR_CONFIG);
+  assert_int_equal(
+      cuzk_config_load_string(&c, "kafka = { enabled_types = []; };", NULL, err, sizeof err),
+      CUZK_ERR_CONFIG);
   expect_line(err, "<string>", 1, "at least 1 proof type");
   assert_int_equal(cuzk_config_load_string(&c, "agent = { http_listen = \"h:0\"; id = \"a b\"; };",
                                            NULL, err, sizeof err),
@@ -553,8 +578,8 @@ static char *print_to_string(const cuzk_config_t *c, int flags) {
 
 static void test_print_roundtrip(void **state) {
   (void)state;
-  const char *env[] = {"CUZK_AGENT_WORK_DIR=/odd \"dir\"\\\ttab", "CUZK_ENGINE_SAFETY_MARGIN=5000000001",
-                       NULL};
+  const char *env[] = {"CUZK_AGENT_WORK_DIR=/odd \"dir\"\\\ttab",
+                       "CUZK_ENGINE_SAFETY_MARGIN=5000000001", NULL};
   cuzk_config_t *c = load_ok(fixture("good.cfg"), env);
   char *text = print_to_string(c, CUZK_CONFIG_PRINT_ORIGINS);
   assert_non_null(strstr(text, "# set at env CUZK_AGENT_WORK_DIR"));
@@ -681,17 +706,15 @@ static void test_reload(void **state) {
   cuzk_config_t *fresh = (cuzk_config_t *)1;
   char err[4096] = "";
   /* reloadable keys change */
-  assert_int_equal(cuzk_config_reload(old, fixture("reload/reloadable.cfg"), &fresh, err,
-                                      sizeof err),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_config_reload(old, fixture("reload/reloadable.cfg"), &fresh, err, sizeof err), CUZK_OK);
   assert_int_equal(fresh->agent.log_level, CUZK_LOG_DEBUG);
   assert_int_equal(fresh->engine.verify_proofs, CUZK_VERIFY_NEVER);
   assert_int_equal(fresh->engine.synthesis_workers, 3); /* env overrides are kept */
   /* the same file again: no change at all */
   cuzk_config_t *same = NULL;
-  assert_int_equal(cuzk_config_reload(fresh, fixture("reload/reloadable.cfg"), &same, err,
-                                      sizeof err),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_config_reload(fresh, fixture("reload/reloadable.cfg"), &same, err, sizeof err), CUZK_OK);
   assert_null(cuzk_config_diff(fresh, same));
   cuzk_config_free(same);
   cuzk_config_free(fresh);
@@ -700,8 +723,9 @@ static void test_reload(void **state) {
   assert_int_equal(cuzk_config_reload(old, fixture("reload/restart.cfg"), &fresh, err, sizeof err),
                    CUZK_ERR_UNSUPPORTED);
   assert_null(fresh);
-  assert_non_null(strstr(err, "agent.params_dir: changed from \"/p\" to \"/q\", but it is not "
-                              "reloadable; restart the agent"));
+  assert_non_null(strstr(err,
+                         "agent.params_dir: changed from \"/p\" to \"/q\", but it is not "
+                         "reloadable; restart the agent"));
   assert_non_null(strstr(err, "kafka.brokers: changed from \"a:9092\" to \"b:9092\""));
   assert_null(strstr(err, "log_level"));
   assert_int_equal(count_lines(err), 2);
@@ -747,26 +771,16 @@ int main(void) {
   }
   if (!realpath(src, g_src)) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_size_parse),
-      cmocka_unit_test(test_size_format_roundtrip),
-      cmocka_unit_test(test_key_table),
-      cmocka_unit_test(test_defaults),
-      cmocka_unit_test(test_good_file),
-      cmocka_unit_test(test_parse_errors),
-      cmocka_unit_test(test_unknown_keys),
-      cmocka_unit_test(test_wrong_types),
-      cmocka_unit_test(test_out_of_range),
-      cmocka_unit_test(test_bad_sizes_and_big_ints),
-      cmocka_unit_test(test_kafka_properties),
-      cmocka_unit_test(test_cross_checks),
-      cmocka_unit_test(test_include_other_cwd),
-      cmocka_unit_test(test_include_absolute),
-      cmocka_unit_test(test_env_overrides),
-      cmocka_unit_test(test_env_errors),
-      cmocka_unit_test(test_print_roundtrip),
-      cmocka_unit_test(test_print_random_roundtrip),
-      cmocka_unit_test(test_example_file),
-      cmocka_unit_test(test_reload),
+      cmocka_unit_test(test_size_parse),         cmocka_unit_test(test_size_format_roundtrip),
+      cmocka_unit_test(test_key_table),          cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_good_file),          cmocka_unit_test(test_parse_errors),
+      cmocka_unit_test(test_unknown_keys),       cmocka_unit_test(test_wrong_types),
+      cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_bad_sizes_and_big_ints),
+      cmocka_unit_test(test_kafka_properties),   cmocka_unit_test(test_cross_checks),
+      cmocka_unit_test(test_include_other_cwd),  cmocka_unit_test(test_include_absolute),
+      cmocka_unit_test(test_env_overrides),      cmocka_unit_test(test_env_errors),
+      cmocka_unit_test(test_print_roundtrip),    cmocka_unit_test(test_print_random_roundtrip),
+      cmocka_unit_test(test_example_file),       cmocka_unit_test(test_reload),
       cmocka_unit_test(test_memory_budget_auto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

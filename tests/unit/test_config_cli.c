@@ -96,7 +96,8 @@ static void test_run_is_honest(void **state) {
   snprintf(args, sizeof args, "--config '%s'", fx("good.cfg"));
   char *out = run_agent(NULL, args, &rc, &err);
   assert_int_equal(rc, 1);
-  assert_non_null(strstr(err, "cuzk agent: the Kafka agent loop is not built yet (see issue [agent])"));
+  assert_non_null(
+      strstr(err, "cuzk agent: the Kafka agent loop is not built yet (see issue [agent])"));
   free(out);
   free(err);
   snprintf(args, sizeof args, "--config '%s'", fx("out_of_range.cfg"));
@@ -113,9 +114,9 @@ static void test_usage(void **state) {
   char *err = NULL;
   char *out = run_agent(NULL, "--help", &rc, NULL);
   assert_int_equal(rc, 0);
-  static const char *const words[] = {"--config", "--check-config", "--print-config", "--origins",
-                                      "--print-defaults", "Exit codes", "CUZK_KAFKA_BROKERS",
-                                      "SIGHUP"};
+  static const char *const words[] = {
+      "--config",         "--check-config", "--print-config",     "--origins",
+      "--print-defaults", "Exit codes",     "CUZK_KAFKA_BROKERS", "SIGHUP"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (!strstr(out, words[i])) fail_msg("--help lacks %s", words[i]);
   free(out);
@@ -174,8 +175,9 @@ static void test_example_is_print_defaults(void **state) {
   size_t lo = strlen(out);
   assert_true(n > lo);
   if (strcmp(ex + n - lo, out) != 0)
-    fail_msg("ops/cuzk.example.cfg is stale: regenerate its body with `cuzk agent "
-             "--print-defaults` (keep the header)");
+    fail_msg(
+        "ops/cuzk.example.cfg is stale: regenerate its body with `cuzk agent "
+        "--print-defaults` (keep the header)");
   free(out);
 }
 
