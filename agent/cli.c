@@ -13,6 +13,7 @@
 
 /* The command table. Keep it sorted by name; `cuzk --help` prints it in this order. */
 static const cuzk_cmd_t *const cuzk__cmds[] = {
+    &cuzk_cmd_agent,
     &cuzk_cmd_bench,
     &cuzk_cmd_version,
 };

@@ -36,6 +36,7 @@ const char *cuzk_build_type(void);      /* CMake build type */
 int cuzk_cuda_built(void);              /* 1 when the CUDA backend is compiled in */
 
 /* Subcommands, each in its own agent/cmd_*.c. */
+extern const cuzk_cmd_t cuzk_cmd_agent;
 extern const cuzk_cmd_t cuzk_cmd_bench;
 extern const cuzk_cmd_t cuzk_cmd_version;
 

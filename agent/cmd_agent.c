@@ -1,0 +1,123 @@
+/* `cuzk agent`: the Kafka proving agent. For now: configuration checking and printing; the agent
+ * loop itself is not built yet (issue [agent]) and the command says so. */
+#include "agent/cli.h"
+#include "agent/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void cuzk__agent_usage(FILE *out) {
+  fprintf(
+      out,
+      "Usage: cuzk agent [--config FILE]\n"
+      "       cuzk agent --check-config FILE\n"
+      "       cuzk agent --print-config [--config FILE] [--origins]\n"
+      "       cuzk agent --print-defaults\n"
+      "\n"
+      "Runs the proving agent: takes proof jobs from Kafka, proves them, publishes results\n"
+      "and telemetry. (Not built yet: for now the agent loads and validates its configuration\n"
+      "and exits 1.)\n"
+      "\n"
+      "Options:\n"
+      "  --config FILE        configuration file (libconfig syntax). Default: $CUZK_CONFIG if\n"
+      "                       set, else " CUZK_CONFIG_DEFAULT_PATH
+      " if it exists, else the\n"
+      "                       built-in defaults\n"
+      "  --check-config FILE  validate FILE plus the environment overrides; print \"ok: FILE\"\n"
+      "                       or the errors (each naming file:line or the variable)\n"
+      "  --print-config       print the effective configuration (defaults, file, environment)\n"
+      "                       as libconfig text with every key documented\n"
+      "  --origins            with --print-config: note where each value set by the file or\n"
+      "                       the environment came from\n"
+      "  --print-defaults     print the built-in defaults (the example configuration)\n"
+      "  -h, --help           this help\n"
+      "\n"
+      "Environment: CUZK_<SECTION>_<KEY> overrides a key, e.g. CUZK_KAFKA_BROKERS,\n"
+      "CUZK_ENGINE_MEMORY_BUDGET, CUZK_ENGINE_SRS_PRELOAD (lists comma-separated, \"\\,\" for a\n"
+      "literal comma; property lists as name=value,name=value). An unknown CUZK_AGENT_*,\n"
+      "CUZK_KAFKA_* or CUZK_ENGINE_* variable is an error.\n"
+      "Signals (once the agent runs): SIGHUP reloads the file; changes to keys not marked\n"
+      "reloadable are refused and the old configuration stays.\n"
+      "\n"
+      "Exit codes: 0 valid configuration (--check-config, --print-config), 1 runtime failure\n"
+      "(including: the agent loop is not built yet), 2 usage or configuration error.\n");
+}
+
+static const char *cuzk__default_config_path(void) {
+  const char *env = getenv("CUZK_CONFIG");
+  if (env && *env) return env;
+  if (access(CUZK_CONFIG_DEFAULT_PATH, F_OK) == 0) return CUZK_CONFIG_DEFAULT_PATH;
+  return NULL;
+}
+
+static int cuzk__agent_run(int argc, char **argv) {
+  const char *config = NULL, *check = NULL;
+  int print = 0, origins = 0, defaults = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--config") == 0 || strcmp(a, "--check-config") == 0) {
+      if (i + 1 >= argc) return cuzk_cli_usage_error("agent", "%s needs a file", a);
+      if (strcmp(a, "--config") == 0)
+        config = argv[++i];
+      else
+        check = argv[++i];
+    } else if (strncmp(a, "--config=", 9) == 0) {
+      config = a + 9;
+    } else if (strncmp(a, "--check-config=", 15) == 0) {
+      check = a + 15;
+    } else if (strcmp(a, "--print-config") == 0) {
+      print = 1;
+    } else if (strcmp(a, "--origins") == 0) {
+      origins = 1;
+    } else if (strcmp(a, "--print-defaults") == 0) {
+      defaults = 1;
+    } else {
+      return cuzk_cli_usage_error("agent", "unknown option '%s'", a);
+    }
+  }
+  if ((check != NULL) + print + defaults > 1)
+    return cuzk_cli_usage_error("agent",
+                                "--check-config, --print-config and --print-defaults exclude "
+                                "each other");
+  if (check && config)
+    return cuzk_cli_usage_error("agent", "--check-config takes the file itself; drop --config");
+  if (origins && !print) return cuzk_cli_usage_error("agent", "--origins goes with --print-config");
+  if (defaults) {
+    if (config) return cuzk_cli_usage_error("agent", "--print-defaults takes no --config");
+    cuzk_config_print(stdout, NULL, 0);
+    return CUZK_EXIT_OK;
+  }
+
+  const char *path = check ? check : config ? config : cuzk__default_config_path();
+  cuzk_config_t *cfg = NULL;
+  char err[16384];
+  if (cuzk_config_load(&cfg, path, (const char *const *)environ, err, sizeof err) != CUZK_OK) {
+    fprintf(stderr, "%s\n", err);
+    fprintf(stderr, "cuzk agent: invalid configuration%s%s\n", path ? " in " : "",
+            path ? path : "");
+    return CUZK_EXIT_USAGE;
+  }
+  int rc;
+  if (check) {
+    printf("ok: %s\n", check);
+    rc = CUZK_EXIT_OK;
+  } else if (print) {
+    printf("# cuzk %s effective configuration (%s%s)\n", cuzk_version_string(),
+           path ? "file " : "built-in defaults", path ? path : "");
+    printf("# libconfig syntax; `cuzk agent --help` explains the environment overrides.\n");
+    cuzk_config_print(stdout, cfg, origins ? CUZK_CONFIG_PRINT_ORIGINS : 0);
+    rc = CUZK_EXIT_OK;
+  } else {
+    fprintf(stderr, "cuzk agent: the Kafka agent loop is not built yet (see issue [agent])\n");
+    rc = CUZK_EXIT_FAIL;
+  }
+  cuzk_config_free(cfg);
+  return rc;
+}
+
+const cuzk_cmd_t cuzk_cmd_agent = {"agent",
+                                   "run the Kafka proving agent; check or print its config",
+                                   cuzk__agent_run, cuzk__agent_usage};
