@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 typedef struct {
-  const char *name;    /* e.g. "fp" */
-  const char *summary; /* one line for `cuzk bench --help` */
+  const char *name;                  /* e.g. "fp" */
+  const char *summary;               /* one line for `cuzk bench --help` */
   int (*run)(int argc, char **argv); /* argv[0] == name; returns a CUZK_EXIT_* code */
   void (*usage)(FILE *out);
 } cuzk_bench_t;

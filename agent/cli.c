@@ -19,9 +19,15 @@ static const cuzk_cmd_t *const cuzk__cmds[] = {
 };
 #define CUZK__NCMDS (sizeof(cuzk__cmds) / sizeof(cuzk__cmds[0]))
 
-const char *cuzk_version_string(void) { return CUZK_VERSION; }
-const char *cuzk_git_commit(void) { return CUZK_GIT_COMMIT; }
-const char *cuzk_build_type(void) { return CUZK_BUILD_TYPE; }
+const char *cuzk_version_string(void) {
+  return CUZK_VERSION;
+}
+const char *cuzk_git_commit(void) {
+  return CUZK_GIT_COMMIT;
+}
+const char *cuzk_build_type(void) {
+  return CUZK_BUILD_TYPE;
+}
 int cuzk_cuda_built(void) {
 #ifdef CUZK_HAVE_CUDA
   return 1;
@@ -127,7 +133,8 @@ static int cuzk__version_run(int argc, char **argv) {
   cuzk__print_version(stdout);
   if (verbose) {
     printf("librdkafka: %s\n", rd_kafka_version_str());
-    printf("libconfig: %d.%d.%d\n", LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR, LIBCONFIG_VER_REVISION);
+    printf("libconfig: %d.%d.%d\n", LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
+           LIBCONFIG_VER_REVISION);
     printf("openssl: %s\n", OpenSSL_version(OPENSSL_VERSION));
 #ifdef CUZK_HAVE_CUDA
     int n = 0;

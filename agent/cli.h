@@ -24,16 +24,17 @@ typedef struct {
 int cuzk_cli_main(int argc, char **argv);
 
 /* Prints "cuzk <cmd>: <message>\nTry 'cuzk <cmd> --help'.\n" to stderr; returns CUZK_EXIT_USAGE. */
-int cuzk_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cuzk_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* True when argv holds -h or --help before any "--". */
 int cuzk_cli_wants_help(int argc, char **argv);
 
 /* Version facts for `cuzk --version`, `cuzk version` and status records. */
-const char *cuzk_version_string(void);  /* e.g. "0.1.0" */
-const char *cuzk_git_commit(void);      /* short hash or "unknown" */
-const char *cuzk_build_type(void);      /* CMake build type */
-int cuzk_cuda_built(void);              /* 1 when the CUDA backend is compiled in */
+const char *cuzk_version_string(void); /* e.g. "0.1.0" */
+const char *cuzk_git_commit(void);     /* short hash or "unknown" */
+const char *cuzk_build_type(void);     /* CMake build type */
+int cuzk_cuda_built(void);             /* 1 when the CUDA backend is compiled in */
 
 /* Subcommands, each in its own agent/cmd_*.c. */
 extern const cuzk_cmd_t cuzk_cmd_agent;

@@ -17,7 +17,8 @@ static void cuzk__bench_usage(FILE *out) {
           "\n"
           "What:\n");
   for (size_t i = 0; i < CUZK__NBENCH; i++)
-    if (cuzk__benches[i]) fprintf(out, "  %-10s %s\n", cuzk__benches[i]->name, cuzk__benches[i]->summary);
+    if (cuzk__benches[i])
+      fprintf(out, "  %-10s %s\n", cuzk__benches[i]->name, cuzk__benches[i]->summary);
   fprintf(out, "\nRun 'cuzk bench <what> --help' for its options.\n");
 }
 

@@ -51,7 +51,8 @@ void cuzk_budget_free(cuzk_budget_t *b) {
   free(b);
 }
 
-cuzk_err_t cuzk_budget_add_evictor(cuzk_budget_t *b, const char *name, cuzk_evictor_fn fn, void *ctx) {
+cuzk_err_t cuzk_budget_add_evictor(cuzk_budget_t *b, const char *name, cuzk_evictor_fn fn,
+                                   void *ctx) {
   assert(b && fn);
   pthread_mutex_lock(&b->mu);
   cuzk_err_t e = CUZK_ERR_TOO_LARGE;
@@ -89,9 +90,9 @@ cuzk_err_t cuzk_budget_reserve(cuzk_budget_t *b, uint64_t bytes, int timeout_ms,
   assert(b && out);
   *out = NULL;
   if (bytes > b->total)
-    return cuzk_errf(CUZK_ERR_TOO_LARGE, errstr, errstr_size,
-                     "%s needs %llu bytes but the whole budget is %llu", reason ? reason : "reservation",
-                     (unsigned long long)bytes, (unsigned long long)b->total);
+    return cuzk_errf(
+        CUZK_ERR_TOO_LARGE, errstr, errstr_size, "%s needs %llu bytes but the whole budget is %llu",
+        reason ? reason : "reservation", (unsigned long long)bytes, (unsigned long long)b->total);
   cuzk_reservation_t *r = calloc(1, sizeof *r);
   if (!r) return CUZK_ERR_NOMEM;
   r->b = b;
@@ -132,10 +133,11 @@ cuzk_err_t cuzk_budget_reserve(cuzk_budget_t *b, uint64_t bytes, int timeout_ms,
     uint64_t used = b->used, live = b->live;
     pthread_mutex_unlock(&b->mu);
     free(r);
-    return cuzk_errf(CUZK_ERR_TIMEOUT, errstr, errstr_size,
-                     "%s: %llu bytes did not fit within %d ms (used %llu of %llu by %llu reservations)",
-                     reason ? reason : "reservation", (unsigned long long)bytes, timeout_ms,
-                     (unsigned long long)used, (unsigned long long)b->total, (unsigned long long)live);
+    return cuzk_errf(
+        CUZK_ERR_TIMEOUT, errstr, errstr_size,
+        "%s: %llu bytes did not fit within %d ms (used %llu of %llu by %llu reservations)",
+        reason ? reason : "reservation", (unsigned long long)bytes, timeout_ms,
+        (unsigned long long)used, (unsigned long long)b->total, (unsigned long long)live);
   }
   cuzk__take(b, bytes);
   r->held = bytes;
@@ -210,4 +212,6 @@ void cuzk_budget_stats(cuzk_budget_t *b, cuzk_budget_stats_t *out) {
   pthread_mutex_unlock(&b->mu);
 }
 
-uint64_t cuzk_budget_total(const cuzk_budget_t *b) { return b->total; }
+uint64_t cuzk_budget_total(const cuzk_budget_t *b) {
+  return b->total;
+}

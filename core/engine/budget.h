@@ -43,7 +43,8 @@ cuzk_budget_t *cuzk_budget_new(uint64_t total);
 void cuzk_budget_free(cuzk_budget_t *b);
 
 /* Appends an evictor to the chain (called in the order added). At most 8. */
-cuzk_err_t cuzk_budget_add_evictor(cuzk_budget_t *b, const char *name, cuzk_evictor_fn fn, void *ctx);
+cuzk_err_t cuzk_budget_add_evictor(cuzk_budget_t *b, const char *name, cuzk_evictor_fn fn,
+                                   void *ctx);
 
 /* Acquires `bytes` as a new reservation, waiting up to timeout_ms (< 0: forever; 0: no wait).
  * Errors: CUZK_ERR_TOO_LARGE (bytes > total: can never fit), CUZK_ERR_TIMEOUT (errstr says what

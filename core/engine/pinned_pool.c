@@ -43,9 +43,13 @@ static uint64_t cuzk__now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static size_t cuzk__round(size_t bytes) { return (bytes + 4095) & ~(size_t)4095; }
+static size_t cuzk__round(size_t bytes) {
+  return (bytes + 4095) & ~(size_t)4095;
+}
 
-static uint64_t cuzk__evict(void *ctx, uint64_t need) { return cuzk_pinned_pool_shrink(ctx, need); }
+static uint64_t cuzk__evict(void *ctx, uint64_t need) {
+  return cuzk_pinned_pool_shrink(ctx, need);
+}
 
 cuzk_pinned_pool_t *cuzk_pinned_pool_new(const cuzk_host_allocator_t *alloc, cuzk_budget_t *budget,
                                          char *errstr, size_t errstr_size) {
@@ -62,7 +66,8 @@ cuzk_pinned_pool_t *cuzk_pinned_pool_new(const cuzk_host_allocator_t *alloc, cuz
     return NULL;
   }
   if (cuzk_budget_add_evictor(budget, "pinned_pool", cuzk__evict, p) != CUZK_OK) {
-    cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "pinned pool: budget has no room for another evictor");
+    cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size,
+              "pinned pool: budget has no room for another evictor");
     cuzk_reservation_release(p->res);
     free(p);
     return NULL;
@@ -155,8 +160,9 @@ bool cuzk_pinned_pool_try_checkout(cuzk_pinned_pool_t *p, size_t bytes, cuzk_buf
   return true;
 }
 
-cuzk_err_t cuzk_pinned_pool_checkout_alloc(cuzk_pinned_pool_t *p, size_t bytes, cuzk_reservation_t *res,
-                                           cuzk_buf_t out[3], char *why, size_t why_size) {
+cuzk_err_t cuzk_pinned_pool_checkout_alloc(cuzk_pinned_pool_t *p, size_t bytes,
+                                           cuzk_reservation_t *res, cuzk_buf_t out[3], char *why,
+                                           size_t why_size) {
   assert(p && res && out);
   bytes = cuzk__round(bytes);
   assert(cuzk_reservation_held(res) >= 3 * (uint64_t)bytes && "reservation must cover a, b and c");
@@ -214,7 +220,8 @@ uint64_t cuzk_pinned_pool_shrink(cuzk_pinned_pool_t *p, uint64_t need) {
     pthread_mutex_lock(&p->mu);
     uint32_t big = CUZK__HEAP_SLOT;
     for (uint32_t i = 0; i < p->nslots; i++)
-      if (p->slots[i].used && p->slots[i].idle && (big == CUZK__HEAP_SLOT || p->slots[i].bytes > p->slots[big].bytes))
+      if (p->slots[i].used && p->slots[i].idle &&
+          (big == CUZK__HEAP_SLOT || p->slots[i].bytes > p->slots[big].bytes))
         big = i;
     if (big == CUZK__HEAP_SLOT) {
       pthread_mutex_unlock(&p->mu);
@@ -272,7 +279,8 @@ static void *cuzk__warm_main(void *arg) {
   return NULL;
 }
 
-cuzk_err_t cuzk_pinned_pool_prewarm(cuzk_pinned_pool_t *p, size_t bytes, unsigned count, unsigned pace_ms) {
+cuzk_err_t cuzk_pinned_pool_prewarm(cuzk_pinned_pool_t *p, size_t bytes, unsigned count,
+                                    unsigned pace_ms) {
   assert(p);
   cuzk__warm_t *w = calloc(1, sizeof *w);
   if (!w) return CUZK_ERR_NOMEM;
@@ -286,8 +294,10 @@ cuzk_err_t cuzk_pinned_pool_prewarm(cuzk_pinned_pool_t *p, size_t bytes, unsigne
     }
     p->warm_started = true;
   }
-  if (p->warm_tail) p->warm_tail->next = w;
-  else p->warm_head = w;
+  if (p->warm_tail)
+    p->warm_tail->next = w;
+  else
+    p->warm_head = w;
   p->warm_tail = w;
   pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);

@@ -68,8 +68,9 @@ bool cuzk_pinned_pool_try_checkout(cuzk_pinned_pool_t *p, size_t bytes, cuzk_buf
  * back to heap memory for the rest (the bytes stay in `res`), counts a fallback and writes the
  * reason to why (when non-NULL). Returns CUZK_ERR_NOMEM only when even the heap fails (nothing is
  * held then). */
-cuzk_err_t cuzk_pinned_pool_checkout_alloc(cuzk_pinned_pool_t *p, size_t bytes, cuzk_reservation_t *res,
-                                           cuzk_buf_t out[3], char *why, size_t why_size);
+cuzk_err_t cuzk_pinned_pool_checkout_alloc(cuzk_pinned_pool_t *p, size_t bytes,
+                                           cuzk_reservation_t *res, cuzk_buf_t out[3], char *why,
+                                           size_t why_size);
 
 /* Gives back what a checkout returned: pinned buffers become idle, heap buffers are freed and
  * their bytes released from `res` (which may be NULL when all three are pinned). */
@@ -82,7 +83,8 @@ uint64_t cuzk_pinned_pool_shrink(cuzk_pinned_pool_t *p, uint64_t need);
 /* Starts pre-warming in a background thread: `count` buffers of `bytes`, one allocation every
  * pace_ms (never a burst), each only while the budget has room (no waiting, no eviction).
  * A second call queues after the first. */
-cuzk_err_t cuzk_pinned_pool_prewarm(cuzk_pinned_pool_t *p, size_t bytes, unsigned count, unsigned pace_ms);
+cuzk_err_t cuzk_pinned_pool_prewarm(cuzk_pinned_pool_t *p, size_t bytes, unsigned count,
+                                    unsigned pace_ms);
 /* Waits until queued pre-warming is done. */
 void cuzk_pinned_pool_prewarm_wait(cuzk_pinned_pool_t *p);
 

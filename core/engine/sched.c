@@ -21,7 +21,9 @@ int cuzk_sched_key_cmp(const cuzk_sched_key_t *a, const cuzk_sched_key_t *b) {
   return 0;
 }
 
-cuzk_sched_t *cuzk_sched_new(void) { return calloc(1, sizeof(cuzk_sched_t)); }
+cuzk_sched_t *cuzk_sched_new(void) {
+  return calloc(1, sizeof(cuzk_sched_t));
+}
 
 void cuzk_sched_free(cuzk_sched_t *s) {
   if (!s) return;
@@ -123,7 +125,9 @@ size_t cuzk_sched_remove_job(cuzk_sched_t *s, uint64_t job_seq, void (*fn)(void 
   return n;
 }
 
-size_t cuzk_sched_len(const cuzk_sched_t *s) { return s->len; }
+size_t cuzk_sched_len(const cuzk_sched_t *s) {
+  return s->len;
+}
 
 void cuzk_sched_depths(const cuzk_sched_t *s, size_t depths[CUZK_PRIO__COUNT]) {
   for (int p = 0; p < CUZK_PRIO__COUNT; p++) depths[p] = s->depth[p];

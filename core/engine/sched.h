@@ -32,11 +32,13 @@ void cuzk_sched_free(cuzk_sched_t *s);
 
 /* Queues `item` under `key`. CUZK_ERR_BUSY if the key is already queued, CUZK_ERR_NOMEM. */
 cuzk_err_t cuzk_sched_push(cuzk_sched_t *s, cuzk_sched_key_t key, void *item);
-/* The most urgent item (and its key when `key` is non-NULL) without removing it; NULL when empty. */
+/* The most urgent item (and its key when `key` is non-NULL) without removing it; NULL when empty.
+ */
 void *cuzk_sched_peek(const cuzk_sched_t *s, cuzk_sched_key_t *key);
 /* Removes and returns the most urgent item; NULL when empty. */
 void *cuzk_sched_pop(cuzk_sched_t *s, cuzk_sched_key_t *key);
-/* Removes every queued item of job `job_seq`, calling `fn(item, ctx)` for each; returns the count. */
+/* Removes every queued item of job `job_seq`, calling `fn(item, ctx)` for each; returns the count.
+ */
 size_t cuzk_sched_remove_job(cuzk_sched_t *s, uint64_t job_seq, void (*fn)(void *item, void *ctx),
                              void *ctx);
 size_t cuzk_sched_len(const cuzk_sched_t *s);

@@ -20,9 +20,12 @@ bool cuzk_proof_type_parse(const char *s, cuzk_proof_type_t *out) {
 
 cuzk_priority_t cuzk_proof_type_priority(cuzk_proof_type_t t) {
   switch (t) {
-    case CUZK_PROOF_WINNING_POST: return CUZK_PRIO_CRITICAL;
-    case CUZK_PROOF_WINDOW_POST: return CUZK_PRIO_HIGH;
-    default: return CUZK_PRIO_NORMAL;
+    case CUZK_PROOF_WINNING_POST:
+      return CUZK_PRIO_CRITICAL;
+    case CUZK_PROOF_WINDOW_POST:
+      return CUZK_PRIO_HIGH;
+    default:
+      return CUZK_PRIO_NORMAL;
   }
 }
 

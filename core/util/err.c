@@ -16,7 +16,9 @@ static const struct {
 _Static_assert(sizeof(cuzk__err_table) / sizeof(cuzk__err_table[0]) == CUZK_ERR__COUNT,
                "error table out of sync with the enum");
 
-static bool cuzk__err_valid(cuzk_err_t err) { return (unsigned)err < (unsigned)CUZK_ERR__COUNT; }
+static bool cuzk__err_valid(cuzk_err_t err) {
+  return (unsigned)err < (unsigned)CUZK_ERR__COUNT;
+}
 
 const char *cuzk_err_str(cuzk_err_t err) {
   return cuzk__err_valid(err) ? cuzk__err_table[err].msg : "unknown error";

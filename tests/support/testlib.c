@@ -18,7 +18,8 @@ uint64_t cuzk_test_seed(void) {
     } else {
       struct timespec ts;
       clock_gettime(CLOCK_REALTIME, &ts);
-      seed = ((uint64_t)ts.tv_sec * 1000000007ULL) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+      seed =
+          ((uint64_t)ts.tv_sec * 1000000007ULL) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
     }
     fprintf(stderr, "seed=%llu (set CUZK_TEST_SEED to repeat)\n", (unsigned long long)seed);
     done = 1;
@@ -26,7 +27,9 @@ uint64_t cuzk_test_seed(void) {
   return seed;
 }
 
-void cuzk_test_rng_init(cuzk_test_rng_t *r, uint64_t seed) { r->s = seed; }
+void cuzk_test_rng_init(cuzk_test_rng_t *r, uint64_t seed) {
+  r->s = seed;
+}
 
 uint64_t cuzk_test_rng_next(cuzk_test_rng_t *r) {
   uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
@@ -59,7 +62,9 @@ const char *cuzk_test_vectors_dir(void) {
 const char *cuzk_test_vector_path(char *buf, size_t n, const char *rel) {
   const char *d = cuzk_test_vectors_dir();
   if (!d) {
-    fprintf(stderr, "SKIP: test vectors not found (set CUZK_VECTORS to ../shared/vectors); needed: %s\n", rel);
+    fprintf(stderr,
+            "SKIP: test vectors not found (set CUZK_VECTORS to ../shared/vectors); needed: %s\n",
+            rel);
     return NULL;
   }
   snprintf(buf, n, "%s/%s", d, rel);
@@ -85,7 +90,11 @@ char *cuzk_test_run_cmd(const char *cmd, const char *input, int *status) {
   size_t len = input ? strlen(input) : 0, off = 0;
   while (off < len) {
     ssize_t w = write(fd, input + off, len - off);
-    if (w <= 0) { close(fd); unlink(inpath); return NULL; }
+    if (w <= 0) {
+      close(fd);
+      unlink(inpath);
+      return NULL;
+    }
     off += (size_t)w;
   }
   close(fd);
@@ -94,11 +103,17 @@ char *cuzk_test_run_cmd(const char *cmd, const char *input, int *status) {
   snprintf(full, clen, "%s < %s", cmd, inpath);
   FILE *p = popen(full, "r");
   free(full);
-  if (!p) { unlink(inpath); return NULL; }
+  if (!p) {
+    unlink(inpath);
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *out = malloc(cap);
   for (;;) {
-    if (n + 4096 + 1 > cap) { cap *= 2; out = realloc(out, cap); }
+    if (n + 4096 + 1 > cap) {
+      cap *= 2;
+      out = realloc(out, cap);
+    }
     size_t r = fread(out + n, 1, 4096, p);
     n += r;
     if (r == 0) break;

@@ -20,7 +20,9 @@
 uint64_t cuzk_test_seed(void);
 
 /* A small deterministic PRNG (splitmix64) for test inputs; not for secrets. */
-typedef struct { uint64_t s; } cuzk_test_rng_t;
+typedef struct {
+  uint64_t s;
+} cuzk_test_rng_t;
 void cuzk_test_rng_init(cuzk_test_rng_t *r, uint64_t seed);
 uint64_t cuzk_test_rng_next(cuzk_test_rng_t *r);
 void cuzk_test_rng_bytes(cuzk_test_rng_t *r, void *out, size_t n);

@@ -16,7 +16,8 @@ static void test_basic(void **state) {
   assert_int_equal(cuzk_budget_reserve(b, 1, 0, "p3", &r3, err, sizeof err), CUZK_ERR_TIMEOUT);
   assert_null(r3);
   assert_non_null(strstr(err, "p3"));
-  assert_int_equal(cuzk_budget_reserve(b, 1001, -1, "huge", &r3, err, sizeof err), CUZK_ERR_TOO_LARGE);
+  assert_int_equal(cuzk_budget_reserve(b, 1001, -1, "huge", &r3, err, sizeof err),
+                   CUZK_ERR_TOO_LARGE);
   cuzk_reservation_release_part(r1, 100); /* a/b/c bytes back after prove_start */
   assert_int_equal(cuzk_reservation_held(r1), 500);
   assert_int_equal(cuzk_budget_reserve(b, 100, 0, "p3", &r3, err, sizeof err), CUZK_OK);
@@ -74,7 +75,7 @@ static void test_evictor_chain(void **state) {
   assert_int_equal(cuzk_budget_add_evictor(b, "nothing", evict_nothing, &first), CUZK_OK);
   assert_int_equal(cuzk_budget_add_evictor(b, "victim", evict_victim, &ev), CUZK_OK);
   assert_int_equal(cuzk_budget_reserve(b, 50, 0, "partition", &r, NULL, 0), CUZK_OK);
-  assert_true(first >= 1);  /* chain order: the first evictor was asked first */
+  assert_true(first >= 1); /* chain order: the first evictor was asked first */
   assert_true(ev.calls >= 1);
   assert_int_equal(cuzk_reservation_held(idle), 50); /* only what was missing (40) was taken */
   cuzk_budget_stats_t st;

@@ -37,7 +37,8 @@ static void test_retriable(void **state) {
 static void test_errf(void **state) {
   (void)state;
   char buf[16];
-  assert_int_equal(cuzk_errf(CUZK_ERR_IO, buf, sizeof buf, "open %s: %d", "a-long-file-name", 5), CUZK_ERR_IO);
+  assert_int_equal(cuzk_errf(CUZK_ERR_IO, buf, sizeof buf, "open %s: %d", "a-long-file-name", 5),
+                   CUZK_ERR_IO);
   assert_int_equal(strlen(buf), sizeof buf - 1); /* truncated, still terminated */
   assert_int_equal(cuzk_errf(CUZK_ERR_IO, NULL, 0, "x"), CUZK_ERR_IO);
 }

@@ -110,10 +110,12 @@ static void test_alloc_path_and_fallback(void **state) {
   cuzk_budget_t *b = cuzk_budget_new(100 * MIB);
   cuzk_pinned_pool_t *p = cuzk_pinned_pool_new(&a, b, NULL, 0);
   cuzk_reservation_t *res;
-  assert_int_equal(cuzk_budget_reserve(b, 3 * 4 * MIB + MIB, 0, "partition", &res, NULL, 0), CUZK_OK);
+  assert_int_equal(cuzk_budget_reserve(b, 3 * 4 * MIB + MIB, 0, "partition", &res, NULL, 0),
+                   CUZK_OK);
   cuzk_buf_t bufs[3];
   char why[256] = "";
-  assert_int_equal(cuzk_pinned_pool_checkout_alloc(p, 4 * MIB, res, bufs, why, sizeof why), CUZK_OK);
+  assert_int_equal(cuzk_pinned_pool_checkout_alloc(p, 4 * MIB, res, bufs, why, sizeof why),
+                   CUZK_OK);
   assert_true(bufs[0].pinned && bufs[1].pinned);
   assert_false(bufs[2].pinned); /* heap fallback, visible */
   assert_non_null(strstr(why, "fake allocator refused"));
@@ -121,7 +123,7 @@ static void test_alloc_path_and_fallback(void **state) {
   cuzk_budget_stats_t bs;
   cuzk_budget_stats(b, &bs);
   assert_int_equal(bs.used, 3 * 4 * MIB + MIB); /* counted once */
-  cuzk_pinned_pool_checkin(p, bufs, res); /* heap buffer freed and its bytes released */
+  cuzk_pinned_pool_checkin(p, bufs, res);       /* heap buffer freed and its bytes released */
   assert_int_equal(cuzk_reservation_held(res), MIB);
   cuzk_pool_stats_t st;
   cuzk_pinned_pool_stats(p, &st);
@@ -192,7 +194,9 @@ static void test_double_count_regression(void **state) {
   for (int i = 0; i < 80; i++) { /* 5 jobs x 16 partitions, dispatched in order */
     items[i].p = p;
     char err[256];
-    assert_int_equal(cuzk_budget_reserve(b, rest, 10000, "partition rest", &items[i].rest, err, sizeof err), CUZK_OK);
+    assert_int_equal(
+        cuzk_budget_reserve(b, rest, 10000, "partition rest", &items[i].rest, err, sizeof err),
+        CUZK_OK);
     /* buffers come back when prove_start ends; wait for an idle set like the dispatcher would */
     int spins = 0;
     while (!cuzk_pinned_pool_try_checkout(p, abc, items[i].bufs)) {

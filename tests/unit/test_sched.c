@@ -52,8 +52,10 @@ static void test_remove_job(void **state) {
   (void)state;
   cuzk_sched_t *s = cuzk_sched_new();
   for (uint32_t p = 0; p < 16; p++) {
-    assert_int_equal(cuzk_sched_push(s, key(CUZK_PRIO_NORMAL, 1, p), (void *)(uintptr_t)(100 + p)), CUZK_OK);
-    assert_int_equal(cuzk_sched_push(s, key(CUZK_PRIO_NORMAL, 2, p), (void *)(uintptr_t)(200 + p)), CUZK_OK);
+    assert_int_equal(cuzk_sched_push(s, key(CUZK_PRIO_NORMAL, 1, p), (void *)(uintptr_t)(100 + p)),
+                     CUZK_OK);
+    assert_int_equal(cuzk_sched_push(s, key(CUZK_PRIO_NORMAL, 2, p), (void *)(uintptr_t)(200 + p)),
+                     CUZK_OK);
   }
   int n = 0;
   assert_int_equal(cuzk_sched_remove_job(s, 1, count_cb, &n), 16);
@@ -79,8 +81,9 @@ static void test_model(void **state) {
     for (int step = 0; step < 2000; step++) {
       uint64_t r = cuzk_test_rng_next(&rng) % 10;
       if (r < 6 && mlen < 512) {
-        cuzk_sched_key_t k = key((cuzk_priority_t)(cuzk_test_rng_next(&rng) % 3),
-                                 cuzk_test_rng_next(&rng) % 40, (uint32_t)(cuzk_test_rng_next(&rng) % 8));
+        cuzk_sched_key_t k =
+            key((cuzk_priority_t)(cuzk_test_rng_next(&rng) % 3), cuzk_test_rng_next(&rng) % 40,
+                (uint32_t)(cuzk_test_rng_next(&rng) % 8));
         int dup = 0;
         for (size_t i = 0; i < mlen; i++) dup |= cuzk_sched_key_cmp(&model[i], &k) == 0;
         cuzk_err_t e = cuzk_sched_push(s, k, NULL);
@@ -100,8 +103,10 @@ static void test_model(void **state) {
         uint64_t seq = cuzk_test_rng_next(&rng) % 40;
         size_t want = 0, j = 0;
         for (size_t i = 0; i < mlen; i++) {
-          if (model[i].job_seq == seq) want++;
-          else model[j++] = model[i];
+          if (model[i].job_seq == seq)
+            want++;
+          else
+            model[j++] = model[i];
         }
         mlen = j;
         assert_int_equal(cuzk_sched_remove_job(s, seq, NULL, NULL), want);
@@ -129,7 +134,7 @@ static void test_type_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_order),  cmocka_unit_test(test_unique_keys),
+      cmocka_unit_test(test_order),      cmocka_unit_test(test_unique_keys),
       cmocka_unit_test(test_remove_job), cmocka_unit_test(test_model),
       cmocka_unit_test(test_type_names),
   };
