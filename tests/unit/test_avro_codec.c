@@ -6,8 +6,12 @@
 #include "agent/avro/codec.h"
 #include "agent/avro/fingerprint.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static cuzk_avro_codec_t *new_codec(void) {
   cuzk_avro_codec_conf_t conf;
@@ -379,6 +383,33 @@ static void test_validate(void **state) {
   expect_bad(&j, "exactly one");
 }
 
+static void *decode_on_other_thread(void *arg) {
+  cuzk_dead_letter_t d;
+  uint8_t junk[12] = {0xC3, 0x01};
+  cuzk_avro_decode(arg, CUZK_AVRO_DEAD_LETTER, &d, junk, sizeof junk, NULL, 0);
+  return NULL;
+}
+
+/* The codec binds to the first thread that uses it; another thread trips an assert. */
+static void test_one_thread(void **state) {
+  (void)state;
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    fprintf(stderr, "(the child process below must fail the one-thread assert)\n");
+    cuzk_avro_codec_t *c = new_codec();
+    decode_on_other_thread(c); /* binds to this thread */
+    pthread_t th;
+    pthread_create(&th, NULL, decode_on_other_thread, c);
+    pthread_join(th, NULL);
+    _exit(0);
+  }
+  int st = 0;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_embedded_schemas),
@@ -387,6 +418,7 @@ int main(void) {
       cmocka_unit_test(test_confluent),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_validate),
+      cmocka_unit_test(test_one_thread),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
