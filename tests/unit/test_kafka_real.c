@@ -212,8 +212,8 @@ static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
   }
 }
 
-static rd_kafka_t *mk_group_consumer(const char *group, group_state_t *g, const char *topic,
-                                     const char *isolation) {
+static rd_kafka_t *mk_group_consumer_ex(const char *group, group_state_t *g, const char *topic,
+                                        const char *isolation, const char *instance_id) {
   const char *const kv[] = {"group.id", group,
                             "enable.auto.offset.store", "false",
                             "enable.auto.commit", "false",
@@ -225,6 +225,10 @@ static rd_kafka_t *mk_group_consumer(const char *group, group_state_t *g, const 
                             "max.poll.interval.ms", "30000",
                             NULL};
   rd_kafka_conf_t *conf = mkconf(kv);
+  char err[256];
+  if (instance_id)
+    assert_int_equal(rd_kafka_conf_set(conf, "group.instance.id", instance_id, err, sizeof err),
+                     RD_KAFKA_CONF_OK);
   if (g) {
     rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
     rd_kafka_conf_set_opaque(conf, g);
@@ -236,6 +240,11 @@ static rd_kafka_t *mk_group_consumer(const char *group, group_state_t *g, const 
   assert_int_equal(rd_kafka_subscribe(rk, sub), RD_KAFKA_RESP_ERR_NO_ERROR);
   rd_kafka_topic_partition_list_destroy(sub);
   return rk;
+}
+
+static rd_kafka_t *mk_group_consumer(const char *group, group_state_t *g, const char *topic,
+                                     const char *isolation) {
+  return mk_group_consumer_ex(group, g, topic, isolation, NULL);
 }
 
 typedef struct {
@@ -401,6 +410,74 @@ static void test_group_watermark_pause_restart(void **state) {
   assert_int_equal(rd_kafka_consumer_close(rk), RD_KAFKA_RESP_ERR_NO_ERROR);
   rd_kafka_destroy(rk);
   cuzk_watermark_free(g2.wm);
+}
+
+/* ---- static membership ------------------------------------------------------------------ */
+
+static int assigned_partition(rd_kafka_t *rk) {
+  rd_kafka_topic_partition_list_t *a;
+  assert_int_equal(rd_kafka_assignment(rk, &a), RD_KAFKA_RESP_ERR_NO_ERROR);
+  int p = a->cnt == 1 ? a->elems[0].partition : -1 - a->cnt;
+  rd_kafka_topic_partition_list_destroy(a);
+  return p;
+}
+
+static void poll_both(rd_kafka_t *a, rd_kafka_t *b, double secs) {
+  double end = now_s() + secs;
+  while (now_s() < end) {
+    rd_kafka_message_t *m;
+    if ((m = rd_kafka_consumer_poll(a, 50))) rd_kafka_message_destroy(m);
+    if (b && (m = rd_kafka_consumer_poll(b, 50))) rd_kafka_message_destroy(m);
+  }
+}
+
+/* group.instance.id: a member that restarts within session.timeout.ms gets its partition back
+ * without a rebalance of the others (the mock cluster cannot show this). */
+static void test_static_membership(void **state) {
+  (void)state;
+  char topic[128], group[128];
+  topic_name(topic, sizeof topic, "static");
+  topic_name(group, sizeof group, "gs");
+  const char *names[] = {topic};
+  create_topics(names, 1, 2);
+  group_state_t ga = {.wm = cuzk_watermark_new()}, gb = {.wm = cuzk_watermark_new()};
+  rd_kafka_t *a = mk_group_consumer_ex(group, &ga, topic, "read_committed", "host-a");
+  double end = now_s() + 30;
+  while (assigned_partition(a) != -3 && now_s() < end) poll_both(a, NULL, 0.2);
+  assert_int_equal(assigned_partition(a), -3); /* both partitions */
+  rd_kafka_t *b = mk_group_consumer_ex(group, &gb, topic, "read_committed", "host-b");
+  double t0 = now_s();
+  end = t0 + 30;
+  while ((assigned_partition(a) < 0 || assigned_partition(b) < 0) && now_s() < end)
+    poll_both(a, b, 0.2);
+  int pa = assigned_partition(a), pb = assigned_partition(b);
+  fprintf(stderr, "static: two members settled in %.2f s (a=%d b=%d)\n", now_s() - t0, pa, pb);
+  assert_true(pa >= 0 && pb >= 0 && pa != pb);
+  int a_assigned = ga.assigned, a_revoked = ga.revoked;
+
+  /* b restarts under the same instance id */
+  assert_int_equal(rd_kafka_consumer_close(b), RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_destroy(b);
+  poll_both(a, NULL, 1.0);
+  memset(gb.gen, 0, sizeof gb.gen);
+  gb.assigned = gb.revoked = 0;
+  b = mk_group_consumer_ex(group, &gb, topic, "read_committed", "host-b");
+  t0 = now_s();
+  end = t0 + 30;
+  while (assigned_partition(b) < 0 && now_s() < end) poll_both(a, b, 0.2);
+  fprintf(stderr, "static: b back on partition %d after %.2f s\n", assigned_partition(b),
+          now_s() - t0);
+  assert_int_equal(assigned_partition(b), pb);
+  poll_both(a, b, 2.0);
+  assert_int_equal(ga.assigned, a_assigned);
+  assert_int_equal(ga.revoked, a_revoked);
+  assert_int_equal(assigned_partition(a), pa);
+  rd_kafka_consumer_close(b);
+  rd_kafka_destroy(b);
+  rd_kafka_consumer_close(a);
+  rd_kafka_destroy(a);
+  cuzk_watermark_free(ga.wm);
+  cuzk_watermark_free(gb.wm);
 }
 
 /* ---- transactions ------------------------------------------------------------------------- */
@@ -584,6 +661,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_idempotent_producer),
       cmocka_unit_test(test_group_watermark_pause_restart),
+      cmocka_unit_test(test_static_membership),
       cmocka_unit_test(test_transactions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
