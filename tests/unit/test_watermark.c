@@ -354,7 +354,7 @@ static void test_model_random(void **state) {
 
 static void test_many_in_flight(void **state) {
   (void)state;
-  enum { N = 200000 };
+  enum { N = 100000 };
   cuzk_test_rng_t rng;
   cuzk_test_rng_init(&rng, cuzk_test_seed());
   int64_t *order = malloc(N * sizeof *order);
@@ -387,7 +387,7 @@ static void test_many_in_flight(void **state) {
   assert_int_equal(commit, 1000000 + 2 * (int64_t)(N - 1) + 1);
   assert_int_equal(n, 0);
   fprintf(stderr, "watermark: %d takes + shuffled completions in %.3f s\n", N, s);
-  assert_true(s < 2.0);
+  assert_true(s < 10.0); /* CPU time; O(n^2) bookkeeping would need minutes here */
   cuzk_watermark_free(wm);
   free(order);
 }
