@@ -109,7 +109,9 @@ static cuzk_err_t cuzk__queue_pop(cuzk_queue_t *q, void **item, int wait, uint64
   return e;
 }
 
-cuzk_err_t cuzk_queue_push(cuzk_queue_t *q, void *item) { return cuzk__queue_push(q, item, 2, 0); }
+cuzk_err_t cuzk_queue_push(cuzk_queue_t *q, void *item) {
+  return cuzk__queue_push(q, item, 2, 0);
+}
 
 cuzk_err_t cuzk_queue_push_timeout(cuzk_queue_t *q, void *item, uint64_t ms) {
   cuzk_err_t e = cuzk__queue_push(q, item, ms ? 1 : 0, ms);
@@ -120,7 +122,9 @@ cuzk_err_t cuzk_queue_try_push(cuzk_queue_t *q, void *item) {
   return cuzk__queue_push(q, item, 0, 0);
 }
 
-cuzk_err_t cuzk_queue_pop(cuzk_queue_t *q, void **item) { return cuzk__queue_pop(q, item, 2, 0); }
+cuzk_err_t cuzk_queue_pop(cuzk_queue_t *q, void **item) {
+  return cuzk__queue_pop(q, item, 2, 0);
+}
 
 cuzk_err_t cuzk_queue_pop_timeout(cuzk_queue_t *q, void **item, uint64_t ms) {
   cuzk_err_t e = cuzk__queue_pop(q, item, ms ? 1 : 0, ms);

@@ -134,7 +134,8 @@ static void test_random_python_oracle(void **state) {
   }
   int status = -1;
   char *out = cuzk_test_run_cmd(
-      "python3 -c 'import sys\nfor l in sys.stdin.read().splitlines(): print(bytes.fromhex(l).hex())'",
+      "python3 -c 'import sys\nfor l in sys.stdin.read().splitlines(): "
+      "print(bytes.fromhex(l).hex())'",
       input, &status);
   assert_int_equal(status, 0);
   assert_non_null(out);

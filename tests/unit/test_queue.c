@@ -122,10 +122,18 @@ typedef struct {
 static void *waiter(void *arg) {
   waiter_t *w = arg;
   switch (w->mode) {
-    case 0: w->result = cuzk_queue_pop(w->q, &w->item); break;
-    case 1: w->result = cuzk_queue_pop_timeout(w->q, &w->item, 10000); break;
-    case 2: w->result = cuzk_queue_push(w->q, w->item); break;
-    default: w->result = cuzk_queue_push_timeout(w->q, w->item, 10000); break;
+    case 0:
+      w->result = cuzk_queue_pop(w->q, &w->item);
+      break;
+    case 1:
+      w->result = cuzk_queue_pop_timeout(w->q, &w->item, 10000);
+      break;
+    case 2:
+      w->result = cuzk_queue_push(w->q, w->item);
+      break;
+    default:
+      w->result = cuzk_queue_push_timeout(w->q, w->item, 10000);
+      break;
   }
   atomic_store(&w->done, 1);
   return NULL;
@@ -256,7 +264,9 @@ static void *produce(void *arg) {
     void *item = ITEM(((uintptr_t)p->id << 32) | s);
     cuzk_err_t e;
     switch (cuzk_test_rng_next(&rng) % 3) {
-      case 0: e = cuzk_queue_push(p->q, item); break;
+      case 0:
+        e = cuzk_queue_push(p->q, item);
+        break;
       case 1:
         while ((e = cuzk_queue_try_push(p->q, item)) == CUZK_ERR_BUSY) {
           p->retries++;
@@ -283,7 +293,9 @@ static void *consume(void *arg) {
     void *it;
     cuzk_err_t e;
     switch (cuzk_test_rng_next(&rng) % 3) {
-      case 0: e = cuzk_queue_pop(c->q, &it); break;
+      case 0:
+        e = cuzk_queue_pop(c->q, &it);
+        break;
       case 1:
         while ((e = cuzk_queue_try_pop(c->q, &it)) == CUZK_ERR_BUSY) sched_yield();
         break;
@@ -314,7 +326,8 @@ static void test_mpmc_exactly_once(void **state) {
   pthread_t pt[PRODUCERS], ct[CONSUMERS];
   uint64_t t0 = cuzk_now_ns();
   for (int i = 0; i < CONSUMERS; i++) {
-    co[i] = (consumer_t){q, i, seed + 100 + (uint64_t)i, malloc(sizeof(uintptr_t) * PRODUCERS * PER_PRODUCER), 0, 0};
+    co[i] = (consumer_t){
+        q, i, seed + 100 + (uint64_t)i, malloc(sizeof(uintptr_t) * PRODUCERS * PER_PRODUCER), 0, 0};
     assert_non_null(co[i].got);
     assert_int_equal(pthread_create(&ct[i], NULL, consume, &co[i]), 0);
   }
