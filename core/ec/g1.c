@@ -31,4 +31,23 @@ static const cuzk_g1_affine_t gen_affine = {
     {{0xbaac93d50ce72271ULL, 0x8c22631a7918fd8eULL, 0xdd595f13570725ceULL, 0x51ac582950405194ULL,
       0x0e1c8c3fad0059c0ULL, 0x0bbc3efc5008a26aULL}}};
 
+static bool endo_subgroup_check(const cuzk_g1_t *p);
+
 #include "core/ec/ec_curve.inc"
+
+/* beta: the cube root of unity 0x5f19672f...2e01fffffffefffe in Fp (Montgomery form), for which
+ * phi(x, y) = (beta·x, y) acts on G1 as multiplication by -x^2 (the other root gives x^2 - 1). */
+static const cuzk_fp_t endo_beta = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0x16a8ca3ac61577f7ULL,
+                                     0xc26a2ff874fd029bULL, 0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL}};
+
+/* x^2 = 0xac45a4010001a4020000000100000000 (x the BLS parameter). */
+static const uint64_t bls_x_sqr[2] = {0x0000000100000000ULL, 0xac45a4010001a402ULL};
+
+static bool endo_subgroup_check(const cuzk_g1_t *p) {
+  if (cuzk_g1_is_infinity(p)) return true;
+  cuzk_g1_t phi = *p, t;
+  cuzk_fp_mul(&phi.x, &p->x, &endo_beta); /* beta·X/Z^2 = beta·x */
+  cuzk_g1_mul_u64_vartime(&t, p, bls_x_sqr, 2);
+  cuzk_g1_neg(&t, &t);
+  return cuzk_g1_eq(&phi, &t);
+}

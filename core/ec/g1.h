@@ -72,9 +72,13 @@ void cuzk_g1_mul_u64_vartime(cuzk_g1_t *out, const cuzk_g1_t *p, const uint64_t 
 /* True when the point satisfies the curve equation; infinity counts as on the curve. */
 bool cuzk_g1_affine_is_on_curve(const cuzk_g1_affine_t *p);
 bool cuzk_g1_is_on_curve(const cuzk_g1_t *p);
-/* True when the (on-curve) point lies in the order-r subgroup: [r]P == O. */
+/* True when the (on-curve) point lies in the order-r subgroup. Uses the endomorphism test
+ * phi(P) == -[x^2]P with phi(x, y) = (beta·x, y) (Scott, ePrint 2021/1130; proof 2022/352);
+ * cuzk_g1_in_subgroup_by_order is the plain [r]P == O test (about twice slower), kept as the
+ * reference the tests compare against. */
 bool cuzk_g1_affine_in_subgroup(const cuzk_g1_affine_t *p);
 bool cuzk_g1_in_subgroup(const cuzk_g1_t *p);
+bool cuzk_g1_in_subgroup_by_order(const cuzk_g1_t *p);
 
 void cuzk_g1_to_compressed(uint8_t out[CUZK_G1_COMPRESSED_BYTES], const cuzk_g1_affine_t *p);
 void cuzk_g1_to_uncompressed(uint8_t out[CUZK_G1_UNCOMPRESSED_BYTES], const cuzk_g1_affine_t *p);

@@ -19,6 +19,11 @@
 
 static cuzk_fp_t FT_CURVE_B;
 
+/* #E(Fp)/3 = h·r/3 with h = 0x396c8c005555e1568c00aaab0000aaab (divisible by 3). */
+#define COFACTOR_TIMES_R_OVER_3
+static const uint64_t cofactor_r_3[6] = {0xd955555555558e39ULL, 0x0a395554e5c6aaaaULL, 0xcd104635a790520cULL,
+                                         0xcc27c3d6fbd7063fULL, 0x190937e76bc3e447ULL, 0x08ab05f8bdd54cdeULL};
+
 #include "tests/unit/test_ec_curve.inc"
 
 /* The compressed generator is the published constant. */
