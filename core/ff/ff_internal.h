@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/ff/fp2.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CUZK__FF_HAVE_ADX_PATH 1
 #else
@@ -24,6 +26,9 @@ extern const uint64_t cuzk__fp_r2[6], cuzk__fp_r3[6], cuzk__fp_p_minus_2[6], cuz
     cuzk__fp_p_minus_1_div_2[6];
 extern const uint64_t cuzk__fr_r2[4], cuzk__fr_r3[4], cuzk__fr_r_minus_2[4], cuzk__fr_r_minus_1_div_2[4],
     cuzk__fr_t_minus_1_div_2[4], cuzk__fr_generator[4], cuzk__fr_root_2_32[4];
+
+/* Frobenius coefficients (Montgomery form), defined in fp6.c and fp12.c. */
+extern const cuzk_fp2_t cuzk__fp6_frob_c1[6], cuzk__fp6_frob_c2[6], cuzk__fp12_frob_w[12];
 
 #if CUZK__FF_HAVE_ADX_PATH
 void cuzk__fp_mul_adx(uint64_t out[6], const uint64_t a[6], const uint64_t b[6]);
