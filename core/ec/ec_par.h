@@ -12,5 +12,7 @@ unsigned cuzk__ec_threads(void);
 
 /* Tests only: split every MSM window into exactly `chunks` point ranges (0 = automatic). */
 void cuzk__msm_force_chunks(unsigned chunks);
+/* Tests only: use window size c (2..16) for every MSM (0 = automatic). */
+void cuzk__msm_force_window(unsigned c);
 
 #endif

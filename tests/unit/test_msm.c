@@ -6,6 +6,12 @@
 
 #include "tests/unit/test_ec_support.inc"
 
+/* (chunks, window) overrides each size is tried with: automatic, forced point-range splitting,
+ * and the batch-affine bucket path at sizes where the automatic window would not use it
+ * (sizes >= 100 only; smaller ones run with the automatic choice). */
+static const unsigned msm_conf[][2] = {{0, 0}, {3, 0}, {0, 10}, {2, 11}};
+#define MSM_NCONF ((int)(sizeof msm_conf / sizeof msm_conf[0]))
+
 #define PT cuzk_g1_t
 #define AT cuzk_g1_affine_t
 #define G(name) cuzk_g1_##name
