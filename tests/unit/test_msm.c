@@ -8,8 +8,8 @@
 
 /* (chunks, window) overrides each size is tried with: automatic, forced point-range splitting,
  * and the batch-affine bucket path at sizes where the automatic window would not use it
- * (sizes >= 100 only; smaller ones run with the automatic choice). */
-static const unsigned msm_conf[][2] = {{0, 0}, {3, 0}, {0, 10}, {2, 11}};
+ * (sizes >= 257 only; smaller ones run with the automatic choice). */
+static const unsigned msm_conf[][2] = {{0, 0}, {3, 0}, {0, 10}, {2, 10}};
 #define MSM_NCONF ((int)(sizeof msm_conf / sizeof msm_conf[0]))
 
 #define PT cuzk_g1_t
