@@ -6,6 +6,7 @@
 
 #include "core/ff/ff_internal.h"
 #include "core/ff/mont.h"
+#include "core/ff/safegcd.h"
 
 #define N CUZK_FP_LIMBS
 
@@ -107,18 +108,30 @@ void cuzk_fp_pow(cuzk_fp_t *out, const cuzk_fp_t *a, const uint64_t *e, size_t n
   fp_pow_public(out, a, e, n);
 }
 
-void cuzk_fp_inv(cuzk_fp_t *out, const cuzk_fp_t *a) { fp_pow_public(out, a, cuzk__fp_p_minus_2, N); }
+/* p in signed-62 limbs, p^-1 mod 2^62; 18 batches of 62 divsteps cover the Bernstein–Yang
+ * bound floor((49·381 + 57)/17) = 1101 for 381-bit inputs. */
+const cuzk__sg_mod_t cuzk__fp_sg = {{0x39feffffffffaaab, 0x3aaffffac54ffffe, 0x330d2a0f6b0f6241,
+                                     0x1dd2e13ce144afd9, 0x1ba7b6434bacd764, 0x0447a8e5ff9a692c,
+                                     0x00000000000001a0},
+                                    0x360c000300030003,
+                                    7,
+                                    18};
 
-void cuzk_fp_inv_vartime(cuzk_fp_t *out, const cuzk_fp_t *a) {
-  if (cuzk_fp_is_zero(a)) {
-    *out = CUZK_FP_ZERO;
-    return;
-  }
-  /* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
+/* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
+void cuzk_fp_inv(cuzk_fp_t *out, const cuzk_fp_t *a) {
   cuzk_fp_t t;
-  cuzk__limbs_inv_vartime(t.l, a->l, CUZK_FP_MODULUS, N);
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fp_sg, false);
   cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r3);
 }
+
+void cuzk_fp_inv_vartime(cuzk_fp_t *out, const cuzk_fp_t *a) {
+  cuzk_fp_t t;
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fp_sg, true);
+  cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r3);
+}
+
+/* Fermat's little theorem, a^(p-2): the reference for tests and benchmarks. */
+void cuzk__fp_inv_fermat(cuzk_fp_t *out, const cuzk_fp_t *a) { fp_pow_public(out, a, cuzk__fp_p_minus_2, N); }
 
 void cuzk_fp_batch_inv(cuzk_fp_t *a, size_t n, cuzk_fp_t *scratch) {
   assert(n == 0 || (a != NULL && scratch != NULL));

@@ -6,6 +6,7 @@
 
 #include "core/ff/ff_internal.h"
 #include "core/ff/mont.h"
+#include "core/ff/safegcd.h"
 
 #define N CUZK_FR_LIMBS
 
@@ -111,18 +112,29 @@ void cuzk_fr_pow(cuzk_fr_t *out, const cuzk_fr_t *a, const uint64_t *e, size_t n
   fr_pow_public(out, a, e, n);
 }
 
-void cuzk_fr_inv(cuzk_fr_t *out, const cuzk_fr_t *a) { fr_pow_public(out, a, cuzk__fr_r_minus_2, N); }
+/* r in signed-62 limbs, r^-1 mod 2^62; 12 batches of 62 divsteps cover the Bernstein–Yang
+ * bound floor((49·255 + 57)/17) = 738 for 255-bit inputs. */
+const cuzk__sg_mod_t cuzk__fr_sg = {{0x3fffffff00000001, 0x0ef6900bfff96ffb, 0x339d80809a1d8055,
+                                     0x3b69d4ca675f520c, 0x0000000000000073},
+                                    0x0000000100000001,
+                                    5,
+                                    12};
 
-void cuzk_fr_inv_vartime(cuzk_fr_t *out, const cuzk_fr_t *a) {
-  if (cuzk_fr_is_zero(a)) {
-    *out = CUZK_FR_ZERO;
-    return;
-  }
-  /* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
+/* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
+void cuzk_fr_inv(cuzk_fr_t *out, const cuzk_fr_t *a) {
   cuzk_fr_t t;
-  cuzk__limbs_inv_vartime(t.l, a->l, CUZK_FR_MODULUS, N);
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fr_sg, false);
   cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r3);
 }
+
+void cuzk_fr_inv_vartime(cuzk_fr_t *out, const cuzk_fr_t *a) {
+  cuzk_fr_t t;
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fr_sg, true);
+  cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r3);
+}
+
+/* Fermat's little theorem, a^(r-2): the reference for tests and benchmarks. */
+void cuzk__fr_inv_fermat(cuzk_fr_t *out, const cuzk_fr_t *a) { fr_pow_public(out, a, cuzk__fr_r_minus_2, N); }
 
 void cuzk_fr_batch_inv(cuzk_fr_t *a, size_t n, cuzk_fr_t *scratch) {
   assert(n == 0 || (a != NULL && scratch != NULL));

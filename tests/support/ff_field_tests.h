@@ -6,6 +6,7 @@
  *   FT_LIMBS, FT_BYTES, FT_BITS (bit length of the modulus), FT_MOD_HEX (modulus in hex)
  *   FT_N_RANDOM   random inputs per cheap operation (add ... sqr, encodings)
  *   FT_N_EXP      random inputs per exponentiation-based operation (inv, pow, sqrt, legendre)
+ *   FT_INV_FERMAT the internal Fermat inversion (a^(m-2)), FT_SG the internal divstep modulus
  */
 #ifndef CUZK_TESTS_FF_FIELD_TESTS_H
 #define CUZK_TESTS_FF_FIELD_TESTS_H
@@ -112,6 +113,26 @@ static void ft_check_ninv(uint64_t ninv) {
   mpz_clears(t, x, NULL);
 }
 
+/* The divstep modulus: limbs equal m, mi = m^-1 mod 2^62, enough batches for the
+ * Bernstein–Yang bound floor((49·d + 57)/17) with d = bits of m. */
+static void ft_check_safegcd_constants(const cuzk__sg_mod_t *sg) {
+  mpz_t x, t;
+  mpz_inits(x, t, NULL);
+  for (int i = sg->limbs - 1; i >= 0; i--) {
+    assert_true(sg->m[i] >= 0 && (uint64_t)sg->m[i] < ((uint64_t)1 << 62));
+    mpz_mul_2exp(x, x, 62);
+    mpz_add_ui(x, x, (unsigned long)sg->m[i]);
+  }
+  assert_int_equal(mpz_cmp(x, ft_m), 0);
+  mpz_set_ui(t, 0);
+  mpz_setbit(t, 62);
+  mpz_invert(x, ft_m, t);
+  assert_true(mpz_get_ui(x) == sg->mi);
+  assert_true(62 * sg->limbs >= FT_BITS + 2);
+  assert_true(62 * sg->batches >= (49 * FT_BITS + 57) / 17);
+  mpz_clears(x, t, NULL);
+}
+
 static void test_arith(void **state) {
   (void)state;
   mpz_t a, b, e;
@@ -215,6 +236,10 @@ static void test_inv(void **state) {
     ft_assert_eq_mpz(&z, e, "inv");
     FT_(inv_vartime)(&z, &x);
     ft_assert_eq_mpz(&z, e, "inv_vartime");
+    if (i % 8 == 0) {
+      FT_INV_FERMAT(&z, &x);
+      ft_assert_eq_mpz(&z, e, "inv_fermat");
+    }
     z = x;
     FT_(inv)(&z, &z);
     ft_assert_eq_mpz(&z, e, "inv aliased");

@@ -18,11 +18,13 @@
 #define cuzk_fr_MODULUS CUZK_FR_MODULUS
 #define cuzk_fr_ONE CUZK_FR_ONE
 #define cuzk_fr_ZERO CUZK_FR_ZERO
+#define FT_INV_FERMAT cuzk__fr_inv_fermat
 #include "tests/support/ff_field_tests.h"
 
 static void test_constants(void **state) {
   (void)state;
   ft_check_constants();
+  ft_check_safegcd_constants(&cuzk__fr_sg);
   ft_check_ninv(CUZK__FR_NINV);
   mpz_t x, t, g;
   mpz_inits(x, t, g, NULL);
