@@ -24,10 +24,11 @@ extern bool cuzk__ff_use_adx;
 /* Constants (math in fp.c / fr.c next to their values); tests recompute them with GMP. */
 #define CUZK__FP_NINV 0x89f3fffcfffcfffdULL /* -p^-1 mod 2^64 */
 #define CUZK__FR_NINV 0xfffffffeffffffffULL /* -r^-1 mod 2^64 */
-extern const uint64_t cuzk__fp_r2[6], cuzk__fp_r3[6], cuzk__fp_p_minus_2[6], cuzk__fp_p_plus_1_div_4[6],
-    cuzk__fp_p_minus_1_div_2[6];
-extern const uint64_t cuzk__fr_r2[4], cuzk__fr_r3[4], cuzk__fr_r_minus_2[4], cuzk__fr_r_minus_1_div_2[4],
-    cuzk__fr_t_minus_1_div_2[4], cuzk__fr_generator[4], cuzk__fr_root_2_32[4];
+extern const uint64_t cuzk__fp_r2[6], cuzk__fp_r3[6], cuzk__fp_p_minus_2[6],
+    cuzk__fp_p_plus_1_div_4[6], cuzk__fp_p_minus_1_div_2[6];
+extern const uint64_t cuzk__fr_r2[4], cuzk__fr_r3[4], cuzk__fr_r_minus_2[4],
+    cuzk__fr_r_minus_1_div_2[4], cuzk__fr_t_minus_1_div_2[4], cuzk__fr_generator[4],
+    cuzk__fr_root_2_32[4];
 
 /* Moduli for the divstep inversion (safegcd.h), and the Fermat inversions kept as references. */
 extern const cuzk__sg_mod_t cuzk__fp_sg, cuzk__fr_sg;

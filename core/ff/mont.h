@@ -40,8 +40,8 @@ CUZK__INLINE uint64_t cuzk__mac(uint64_t *out, uint64_t a, uint64_t b, uint64_t 
 }
 
 /* out = t - m if t >= m (t given with an extra top word hi), else t. Constant time. */
-CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_t hi, const uint64_t *m,
-                                       int N) {
+CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_t hi,
+                                       const uint64_t *m, int N) {
   uint64_t d[8];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -53,8 +53,8 @@ CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_
   for (int i = 0; i < N; i++) out[i] = (t[i] & keep) | (d[i] & ~keep);
 }
 
-CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                                 int N) {
+CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, int N) {
   uint64_t t[8];
   uint64_t c = 0;
 #pragma GCC unroll 8
@@ -62,8 +62,8 @@ CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_
   cuzk__mont_final_sub(out, t, c, m, N);
 }
 
-CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                                 int N) {
+CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, int N) {
   uint64_t t[8];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -101,8 +101,8 @@ CUZK__INLINE void cuzk__mont_neg(uint64_t *out, const uint64_t *a, const uint64_
 }
 
 /* Montgomery product a·b·2^(-64N) mod m, CIOS (Koç, Acar, Kaliski 1996), fully reduced. */
-CUZK__INLINE void cuzk__mont_mul(uint64_t *out, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                                 uint64_t ninv, int N) {
+CUZK__INLINE void cuzk__mont_mul(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, uint64_t ninv, int N) {
   uint64_t t[8] = {0};
   uint64_t t_hi = 0;
 #pragma GCC unroll 8
@@ -123,7 +123,8 @@ CUZK__INLINE void cuzk__mont_mul(uint64_t *out, const uint64_t *a, const uint64_
 }
 
 /* Montgomery reduction of a plain N-limb value: a·2^(-64N) mod m (for leaving Montgomery form). */
-CUZK__INLINE void cuzk__mont_redc(uint64_t *out, const uint64_t *a, const uint64_t *m, uint64_t ninv, int N) {
+CUZK__INLINE void cuzk__mont_redc(uint64_t *out, const uint64_t *a, const uint64_t *m,
+                                  uint64_t ninv, int N) {
   uint64_t one[8] = {1};
   cuzk__mont_mul(out, a, one, m, ninv, N);
 }

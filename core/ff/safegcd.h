@@ -21,10 +21,10 @@ typedef __int128 cuzk__i128;
 #define CUZK__SG_INLINE static inline __attribute__((always_inline))
 
 typedef struct {
-  int64_t m[8];  /* modulus in signed-62 form */
-  uint64_t mi;   /* m^-1 mod 2^62 */
-  int limbs;     /* L: limbs of 62 bits */
-  int batches;   /* 62-divstep batches that always suffice (constant-time count) */
+  int64_t m[8]; /* modulus in signed-62 form */
+  uint64_t mi;  /* m^-1 mod 2^62 */
+  int limbs;    /* L: limbs of 62 bits */
+  int batches;  /* 62-divstep batches that always suffice (constant-time count) */
 } cuzk__sg_mod_t;
 
 /* 62 divsteps on the low 64 bits of f (odd) and g. Returns the new delta and the transition
@@ -87,7 +87,8 @@ CUZK__SG_INLINE void cuzk__sg_update_fg(int64_t *f, int64_t *g, const int64_t t[
 
 /* (d, e) = (u·d + v·e, q·d + r·e) / 2^62 mod M, keeping both in (-2M, M): multiples of M are
  * added so that the low 62 bits vanish (and, for negative inputs, so the range is kept). */
-CUZK__SG_INLINE void cuzk__sg_update_de(int64_t *d, int64_t *e, const int64_t t[4], const cuzk__sg_mod_t *M) {
+CUZK__SG_INLINE void cuzk__sg_update_de(int64_t *d, int64_t *e, const int64_t t[4],
+                                        const cuzk__sg_mod_t *M) {
   const int L = M->limbs;
   const int64_t u = t[0], v = t[1], q = t[2], r = t[3];
   const int64_t sd = d[L - 1] >> 63, se = e[L - 1] >> 63;
@@ -134,8 +135,8 @@ CUZK__SG_INLINE void cuzk__sg_cneg(int64_t *a, int64_t mask, int L) {
 }
 
 /* out = x^-1 mod M for 0 <= x < M given as L64 64-bit limbs (x = 0 gives 0). */
-CUZK__SG_INLINE void cuzk__sg_inv(uint64_t *out, const uint64_t *x, int L64, const cuzk__sg_mod_t *M,
-                                  bool vartime) {
+CUZK__SG_INLINE void cuzk__sg_inv(uint64_t *out, const uint64_t *x, int L64,
+                                  const cuzk__sg_mod_t *M, bool vartime) {
   const int L = M->limbs;
   int64_t f[8], g[8], d[8] = {0}, e[8] = {0}, t[4];
   for (int i = 0; i < L; i++) {

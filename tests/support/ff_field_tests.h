@@ -17,8 +17,8 @@
 #include "core/ff/fp.h"
 #include "tests/support/gmp_oracle.h"
 
-static mpz_t ft_m;          /* the modulus */
-static mpz_t ft_R;          /* 2^(64·FT_LIMBS) */
+static mpz_t ft_m; /* the modulus */
+static mpz_t ft_R; /* 2^(64·FT_LIMBS) */
 static cuzk_test_rng_t ft_rng;
 
 static void ft_setup_globals(void) {
@@ -330,9 +330,9 @@ static void test_noncanonical(void **state) {
   mpz_t v[8];
   int n = 0;
   for (int i = 0; i < 8; i++) mpz_init(v[i]);
-  mpz_set(v[n++], ft_m);         /* m */
-  mpz_add_ui(v[n++], ft_m, 1);   /* m + 1 */
-  mpz_setbit(v[n], FT_BITS);     /* 2^bits - 1 */
+  mpz_set(v[n++], ft_m);       /* m */
+  mpz_add_ui(v[n++], ft_m, 1); /* m + 1 */
+  mpz_setbit(v[n], FT_BITS);   /* 2^bits - 1 */
   mpz_sub_ui(v[n], v[n], 1);
   n++;
   mpz_setbit(v[n], 8 * FT_BYTES); /* all ones */
