@@ -137,14 +137,17 @@ bool cuzk_fp2_sqrt(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   return cuzk_fp2_eq(&check, a);
 }
 
-bool cuzk_fp2_is_zero(const cuzk_fp2_t *a) { return cuzk_fp_is_zero(&a->c0) & cuzk_fp_is_zero(&a->c1); }
+bool cuzk_fp2_is_zero(const cuzk_fp2_t *a) {
+  return (bool)((unsigned)cuzk_fp_is_zero(&a->c0) & (unsigned)cuzk_fp_is_zero(&a->c1));
+}
 
 bool cuzk_fp2_eq(const cuzk_fp2_t *a, const cuzk_fp2_t *b) {
-  return cuzk_fp_eq(&a->c0, &b->c0) & cuzk_fp_eq(&a->c1, &b->c1);
+  return (bool)((unsigned)cuzk_fp_eq(&a->c0, &b->c0) & (unsigned)cuzk_fp_eq(&a->c1, &b->c1));
 }
 
 bool cuzk_fp2_is_lexi_largest(const cuzk_fp2_t *a) {
-  return cuzk_fp_is_lexi_largest(&a->c1) || (cuzk_fp_is_zero(&a->c1) && cuzk_fp_is_lexi_largest(&a->c0));
+  return cuzk_fp_is_lexi_largest(&a->c1) ||
+         (cuzk_fp_is_zero(&a->c1) && cuzk_fp_is_lexi_largest(&a->c0));
 }
 
 cuzk_err_t cuzk_fp2_random(cuzk_fp2_t *out) {
