@@ -1,4 +1,5 @@
-/* Internal: parallel loop for core/ec (MSM, batch checks). Not a public API. */
+/* Internal: parallel loop for core/ec (MSM), on the process-wide pool of core/util/pool.h. Not
+ * a public API. */
 #ifndef CUZK_EC_EC_PAR_H
 #define CUZK_EC_EC_PAR_H
 

@@ -8,9 +8,10 @@
  * bases). Variable time: scalars are treated as public (Groth16's witness MSMs are a known
  * accepted leak of the CPU backend; r and s go through cuzk_g1_mul instead).
  *
- * Threads: callable from any thread; blocks until done; uses the worker threads of the process
- * (one task per worker at a time). Memory: allocates n·32 bytes of plain scalars plus per-task
- * buckets, all freed before return; CUZK_ERR_NOMEM if that fails (out is then untouched).
+ * Threads: callable from any thread, also from inside a pool task; blocks until done; runs its
+ * tasks on cuzk_pool_global() (core/util/pool.h, sized by $CUZK_THREADS) and the calling thread.
+ * Memory: allocates n·32 bytes of plain scalars plus per-task buckets, all freed before return;
+ * CUZK_ERR_NOMEM if that fails (out is then untouched).
  */
 #ifndef CUZK_EC_MSM_H
 #define CUZK_EC_MSM_H
