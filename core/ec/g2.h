@@ -87,7 +87,8 @@ void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED_BYTES], const cuzk
  * (a coordinate >= p), CUZK_ERR_NOT_ON_CURVE (no such point), CUZK_ERR_NOT_IN_SUBGROUP. On error
  * *out is left unspecified. The _unchecked variants skip only the subgroup check (trusted bulk
  * loads; the caller checks later). */
-cuzk_err_t cuzk_g2_from_compressed(cuzk_g2_affine_t *out, const uint8_t in[CUZK_G2_COMPRESSED_BYTES]);
+cuzk_err_t cuzk_g2_from_compressed(cuzk_g2_affine_t *out,
+                                   const uint8_t in[CUZK_G2_COMPRESSED_BYTES]);
 cuzk_err_t cuzk_g2_from_uncompressed(cuzk_g2_affine_t *out,
                                      const uint8_t in[CUZK_G2_UNCOMPRESSED_BYTES]);
 cuzk_err_t cuzk_g2_from_compressed_unchecked(cuzk_g2_affine_t *out,

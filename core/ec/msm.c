@@ -18,7 +18,9 @@ static atomic_uint msm_forced_chunks;
 
 static atomic_uint msm_forced_window;
 
-void cuzk__msm_force_chunks(unsigned chunks) { atomic_store(&msm_forced_chunks, chunks); }
+void cuzk__msm_force_chunks(unsigned chunks) {
+  atomic_store(&msm_forced_chunks, chunks);
+}
 
 void cuzk__msm_force_window(unsigned c) {
   assert(c == 0 || (c >= 2 && c <= MSM_MAX_WINDOW));

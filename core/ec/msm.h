@@ -31,10 +31,10 @@ cuzk_err_t cuzk_g2_msm(cuzk_g2_t *out, const cuzk_g2_affine_t *bases, const cuzk
                        size_t n);
 
 /* Scalars already as plain integers: 4 little-endian 64-bit limbs each, any value < 2^256. */
-cuzk_err_t cuzk_g1_msm_raw(cuzk_g1_t *out, const cuzk_g1_affine_t *bases, const uint64_t (*scalars)[4],
-                           size_t n);
-cuzk_err_t cuzk_g2_msm_raw(cuzk_g2_t *out, const cuzk_g2_affine_t *bases, const uint64_t (*scalars)[4],
-                           size_t n);
+cuzk_err_t cuzk_g1_msm_raw(cuzk_g1_t *out, const cuzk_g1_affine_t *bases,
+                           const uint64_t (*scalars)[4], size_t n);
+cuzk_err_t cuzk_g2_msm_raw(cuzk_g2_t *out, const cuzk_g2_affine_t *bases,
+                           const uint64_t (*scalars)[4], size_t n);
 
 /* The window size the MSM uses for n points (exposed for tests and benchmarks). */
 unsigned cuzk_msm_window_bits(size_t n);

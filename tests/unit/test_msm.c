@@ -1,6 +1,6 @@
 /* CPU Pippenger MSM (core/ec/msm.c) for G1 and G2: against the naive sum of scalar
- * multiplications (sizes 0..2049 for G1, 0..700 for G2, zeros, infinity, repeated and cancelling bases, forced
- * point-range splitting) and against @noble/curves. */
+ * multiplications (sizes 0..2049 for G1, 0..700 for G2, zeros, infinity, repeated and cancelling
+ * bases, forced point-range splitting) and against @noble/curves. */
 #include "core/ec/msm.h"
 #include "core/ec/ec_par.h"
 
@@ -58,9 +58,9 @@ static void test_window_bits(void **state) {
 int main(void) {
   cuzk_test_rng_init(&ec_rng, cuzk_test_seed());
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_window_bits),        cmocka_unit_test(g1_test_msm_vs_naive),
-      cmocka_unit_test(g1_test_msm_raw),         cmocka_unit_test(g1_test_msm_oracle),
-      cmocka_unit_test(g2_test_msm_vs_naive),    cmocka_unit_test(g2_test_msm_raw),
+      cmocka_unit_test(test_window_bits),     cmocka_unit_test(g1_test_msm_vs_naive),
+      cmocka_unit_test(g1_test_msm_raw),      cmocka_unit_test(g1_test_msm_oracle),
+      cmocka_unit_test(g2_test_msm_vs_naive), cmocka_unit_test(g2_test_msm_raw),
       cmocka_unit_test(g2_test_msm_oracle),
   };
   return ec_finish(cmocka_run_group_tests(tests, NULL, NULL));
