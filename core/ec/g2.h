@@ -80,6 +80,13 @@ bool cuzk_g2_affine_in_subgroup(const cuzk_g2_affine_t *p);
 bool cuzk_g2_in_subgroup(const cuzk_g2_t *p);
 bool cuzk_g2_in_subgroup_by_order(const cuzk_g2_t *p);
 
+/* Validates n affine points on the worker threads (cuzk_pool_global): each on the curve
+ * (infinity allowed) and, when check_subgroup, in G2. CUZK_OK, or CUZK_ERR_NOT_ON_CURVE /
+ * CUZK_ERR_NOT_IN_SUBGROUP for the lowest-index bad point, whose index goes to *bad (when
+ * non-NULL); CUZK_ERR_NOMEM. For parameter files decoded with the _unchecked decoders. */
+cuzk_err_t cuzk_g2_batch_check(const cuzk_g2_affine_t *pts, size_t n, bool check_subgroup,
+                               size_t *bad);
+
 void cuzk_g2_to_compressed(uint8_t out[CUZK_G2_COMPRESSED_BYTES], const cuzk_g2_affine_t *p);
 void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED_BYTES], const cuzk_g2_affine_t *p);
 /* Decoders. Errors: CUZK_ERR_BAD_FLAGS (compression flag disagrees with the length, sort flag
