@@ -28,12 +28,15 @@ void cuzk__msm_force_window(unsigned c) {
 }
 
 unsigned cuzk_msm_window_bits(size_t n) {
-  /* Cost in group additions for window c: (256/c + 1) windows, each n bucket additions plus
-   * 2·2^(c-1) to reduce the buckets. */
+  /* Cost in mixed-addition units for window c: (256/c + 1) windows, each adding n points
+   * (an affine batch addition costs about 0.55 of a Jacobian mixed one, measured) and reducing
+   * 2^(c-1) buckets with two full additions (about 2.3 units). */
   unsigned best = 2;
   double best_cost = 0;
   for (unsigned c = 2; c <= MSM_MAX_WINDOW; c++) {
-    double cost = (double)(MSM_SCALAR_BITS / c + 1) * ((double)n + (double)((size_t)1 << c));
+    double per_point = c >= MSM_BATCH_MIN_WINDOW ? 0.55 : 1.0;
+    double cost = (double)(MSM_SCALAR_BITS / c + 1) *
+                  ((double)n * per_point + 2.3 * (double)((size_t)1 << (c - 1)));
     if (c == 2 || cost < best_cost) {
       best = c;
       best_cost = cost;
