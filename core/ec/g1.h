@@ -69,6 +69,13 @@ void cuzk_g1_mul_vartime(cuzk_g1_t *out, const cuzk_g1_t *p, const cuzk_fr_t *k)
 /* out = [e]P for a public plain integer e of n little-endian 64-bit limbs (not reduced mod r). */
 void cuzk_g1_mul_u64_vartime(cuzk_g1_t *out, const cuzk_g1_t *p, const uint64_t *e, size_t n);
 
+/* out[i] = [scalars[i]]P as affine points, for n public scalars (parameter generation): a
+ * table of 32 x 255 multiples of P (8-bit fixed-base windows, built once per call), then at most
+ * 32 mixed additions per scalar, on the worker threads (cuzk_pool_global). CUZK_ERR_NOMEM (out
+ * then partly written). */
+cuzk_err_t cuzk_g1_mul_batch(cuzk_g1_affine_t *out, const cuzk_g1_t *p, const cuzk_fr_t *scalars,
+                             size_t n);
+
 /* True when the point satisfies the curve equation; infinity counts as on the curve. */
 bool cuzk_g1_affine_is_on_curve(const cuzk_g1_affine_t *p);
 bool cuzk_g1_is_on_curve(const cuzk_g1_t *p);
