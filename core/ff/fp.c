@@ -44,6 +44,14 @@ void cuzk_fp_sub(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
   cuzk__mont_sub(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
 }
 
+void cuzk__fp_add_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  cuzk__mont_add_c(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
+}
+
+void cuzk__fp_sub_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  cuzk__mont_sub_c(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
+}
+
 void cuzk_fp_neg(cuzk_fp_t *out, const cuzk_fp_t *a) {
   cuzk__mont_neg(out->l, a->l, CUZK_FP_MODULUS, N);
 }

@@ -48,6 +48,14 @@ void cuzk_fr_sub(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
   cuzk__mont_sub(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
 }
 
+void cuzk__fr_add_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  cuzk__mont_add_c(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
+}
+
+void cuzk__fr_sub_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  cuzk__mont_sub_c(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
+}
+
 void cuzk_fr_neg(cuzk_fr_t *out, const cuzk_fr_t *a) {
   cuzk__mont_neg(out->l, a->l, CUZK_FR_MODULUS, N);
 }
