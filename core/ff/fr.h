@@ -36,7 +36,10 @@ void cuzk_fr_inv_vartime(cuzk_fr_t *out, const cuzk_fr_t *a); /* public values o
 /* Inverts n elements in place with one inversion (Montgomery's trick); zeros stay zero.
  * `scratch` holds n elements. Variable time. */
 void cuzk_fr_batch_inv(cuzk_fr_t *a, size_t n, cuzk_fr_t *scratch);
+/* out = a^e as cuzk_fp_pow (variable time in e only). */
 void cuzk_fr_pow(cuzk_fr_t *out, const cuzk_fr_t *a, const uint64_t *e, size_t n);
+/* A square root by Tonelli–Shanks (variable time: public values only); false for a
+ * non-residue. */
 bool cuzk_fr_sqrt(cuzk_fr_t *out, const cuzk_fr_t *a);
 int cuzk_fr_legendre(const cuzk_fr_t *a);
 
