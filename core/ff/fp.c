@@ -199,6 +199,7 @@ void cuzk_fp_from_u64(cuzk_fp_t *out, uint64_t v) {
 }
 
 void cuzk_fp_from_raw(cuzk_fp_t *out, const uint64_t raw[N]) {
+  assert(cuzk__limbs_lt(raw, CUZK_FP_MODULUS, N)); /* the product below needs a reduced input */
   cuzk_fp_t t;
   memcpy(t.l, raw, sizeof t.l);
   cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r2);

@@ -52,7 +52,8 @@ bool cuzk_fp_eq(const cuzk_fp_t *a, const cuzk_fp_t *b);
 bool cuzk_fp_is_lexi_largest(const cuzk_fp_t *a);
 
 void cuzk_fp_from_u64(cuzk_fp_t *out, uint64_t v);
-/* Raw limbs (plain integer < p) <-> Montgomery. from_raw does not check the range. */
+/* Raw limbs (plain integer < p) <-> Montgomery. from_raw asserts raw < p (use the decoders for
+ * untrusted input). */
 void cuzk_fp_from_raw(cuzk_fp_t *out, const uint64_t raw[CUZK_FP_LIMBS]);
 void cuzk_fp_to_raw(uint64_t raw[CUZK_FP_LIMBS], const cuzk_fp_t *a);
 /* Canonical 48-byte encodings; decoding rejects values >= p with CUZK_ERR_NON_CANONICAL. */

@@ -217,6 +217,7 @@ void cuzk_fr_from_u64(cuzk_fr_t *out, uint64_t v) {
 }
 
 void cuzk_fr_from_raw(cuzk_fr_t *out, const uint64_t raw[N]) {
+  assert(cuzk__limbs_lt(raw, CUZK_FR_MODULUS, N)); /* the product below needs a reduced input */
   cuzk_fr_t t;
   memcpy(t.l, raw, sizeof t.l);
   cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r2);

@@ -48,6 +48,7 @@ bool cuzk_fr_is_one(const cuzk_fr_t *a);
 bool cuzk_fr_eq(const cuzk_fr_t *a, const cuzk_fr_t *b);
 
 void cuzk_fr_from_u64(cuzk_fr_t *out, uint64_t v);
+/* Raw limbs (plain integer < r) <-> Montgomery; from_raw asserts raw < r. */
 void cuzk_fr_from_raw(cuzk_fr_t *out, const uint64_t raw[CUZK_FR_LIMBS]);
 void cuzk_fr_to_raw(uint64_t raw[CUZK_FR_LIMBS], const cuzk_fr_t *a);
 cuzk_err_t cuzk_fr_from_be(cuzk_fr_t *out, const uint8_t in[CUZK_FR_BYTES]);
