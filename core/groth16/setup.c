@@ -86,15 +86,25 @@ void cuzk_groth16_toxic_from_seed(cuzk_groth16_toxic_t *t, uint64_t seed) {
     free(row);                                                                                  \
   }                                                                                             \
                                                                                                 \
+  static AT *G##_fb_table_new(const PT *p) {                                                    \
+    AT *table = malloc((size_t)FB_WINDOWS * FB_DIGITS * sizeof *table);                         \
+    if (!table) return NULL;                                                                    \
+    G##_tab_ctx_t tc = {table, p};                                                              \
+    cuzk__par_for(FB_WINDOWS, G##_tab_task, &tc);                                               \
+    return table;                                                                               \
+  }                                                                                             \
+                                                                                                \
+  static void G##_fb_apply(AT *out, const AT *table, const cuzk_fr_t *scalars, size_t n) {     \
+    G##_fb_ctx_t fc = {table, scalars, out, n};                                                 \
+    cuzk__par_for((n + FB_CHUNK - 1) / FB_CHUNK, G##_fb_task, &fc);                             \
+  }                                                                                             \
+                                                                                                \
   cuzk_err_t cuzk_##G##_fixed_base_batch(AT *out, const PT *p, const cuzk_fr_t *scalars,        \
                                          size_t n) {                                            \
     if (n == 0) return CUZK_OK;                                                                 \
-    AT *table = malloc((size_t)FB_WINDOWS * FB_DIGITS * sizeof *table);                         \
+    AT *table = G##_fb_table_new(p);                                                            \
     if (!table) return CUZK_ERR_NOMEM;                                                          \
-    G##_tab_ctx_t tc = {table, p};                                                              \
-    cuzk__par_for(FB_WINDOWS, G##_tab_task, &tc);                                               \
-    G##_fb_ctx_t fc = {table, scalars, out, n};                                                 \
-    cuzk__par_for((n + FB_CHUNK - 1) / FB_CHUNK, G##_fb_task, &fc);                             \
+    G##_fb_apply(out, table, scalars, n);                                                       \
     free(table);                                                                                \
     return CUZK_OK;                                                                             \
   }
@@ -140,6 +150,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     return cuzk_errf(CUZK_ERR_TOO_LARGE, errstr, errstr_size, "circuit too large for .params");
   }
 
+  cuzk_g1_affine_t *tab1 = NULL;
   cuzk_groth16_params_t *p = calloc(1, sizeof *p);
   cuzk_fr_t *lag = malloc(n * sizeof *lag), *scratch = malloc(n * sizeof *scratch);
   cuzk_fr_t *u = calloc(nv, sizeof *u), *v = calloc(nv, sizeof *v), *w = calloc(nv, sizeof *w);
@@ -186,6 +197,8 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   cuzk_g2_t g2;
   cuzk_g1_generator(&g1);
   cuzk_g2_generator(&g2);
+  tab1 = g1_fb_table_new(&g1);
+  if (!tab1) goto nomem;
 
   /* vk */
   {
@@ -220,8 +233,8 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   p->vk.ic = malloc(ni * sizeof *p->vk.ic);
   p->l = malloc((na ? na : 1) * sizeof *p->l);
   if (!p->vk.ic || !p->l) goto nomem;
-  if ((e = cuzk_g1_fixed_base_batch(p->vk.ic, &g1, sc, ni)) != CUZK_OK) goto nomem;
-  if ((e = cuzk_g1_fixed_base_batch(p->l, &g1, sc + ni, na)) != CUZK_OK) goto nomem;
+  g1_fb_apply(p->vk.ic, tab1, sc, ni);
+  g1_fb_apply(p->l, tab1, sc + ni, na);
 
   /* H_j = τ^j·Z(τ)/δ */
   p->n_h = n - 1;
@@ -232,7 +245,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     sc[j] = tmp;
     cuzk_fr_mul(&tmp, &tmp, &t->tau);
   }
-  if ((e = cuzk_g1_fixed_base_batch(p->h, &g1, sc, n - 1)) != CUZK_OK) goto nomem;
+  g1_fb_apply(p->h, tab1, sc, n - 1);
 
   /* A: all inputs, then aux in A's density */
   uint64_t da, dbi, dba;
@@ -252,7 +265,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     }
   p->a = malloc((k ? k : 1) * sizeof *p->a);
   if (!p->a) goto nomem;
-  if ((e = cuzk_g1_fixed_base_batch(p->a, &g1, sc, k)) != CUZK_OK) goto nomem;
+  g1_fb_apply(p->a, tab1, sc, k);
 
   /* B: inputs and aux in B's densities, in G1 and G2 */
   k = 0;
@@ -270,7 +283,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   p->b_g1 = malloc((k ? k : 1) * sizeof *p->b_g1);
   p->b_g2 = malloc((k ? k : 1) * sizeof *p->b_g2);
   if (!p->b_g1 || !p->b_g2) goto nomem;
-  if ((e = cuzk_g1_fixed_base_batch(p->b_g1, &g1, sc, k)) != CUZK_OK) goto nomem;
+  g1_fb_apply(p->b_g1, tab1, sc, k);
   if ((e = cuzk_g2_fixed_base_batch(p->b_g2, &g2, sc, k)) != CUZK_OK) goto nomem;
 
   *out = p;
@@ -281,6 +294,7 @@ nomem:
   e = cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "setup: no memory");
 done:
   cuzk_groth16_params_free(p);
+  free(tab1);
   free(lag);
   free(scratch);
   free(u);
