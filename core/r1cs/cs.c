@@ -17,6 +17,7 @@ struct cuzk_cs {
   /* witness */
   cuzk_fr_t *in_v, *aux_v;
   uint64_t in_cap, aux_cap;
+  bool aux_external; /* aux_v belongs to the caller */
   /* record: entries hold the raw tagged variable in `col` until cuzk_cs_finish */
   uint64_t *row_ptr[3];
   uint64_t rp_cap;
@@ -154,7 +155,7 @@ oom:
 void cuzk_cs_free(cuzk_cs_t *cs) {
   if (!cs) return;
   free(cs->in_v);
-  free(cs->aux_v);
+  if (!cs->aux_external) free(cs->aux_v);
   for (int k = 0; k < 3; k++) {
     free(cs->row_ptr[k]);
     free(cs->ent[k]);
@@ -175,7 +176,8 @@ void cuzk_cs_reserve(cuzk_cs_t *cs, uint64_t inputs, uint64_t aux, uint64_t cons
   bool ok = true;
   if (cs->mode & CUZK_CS_WITNESS) {
     ok &= cuzk__grow((void **)&cs->in_v, &cs->in_cap, inputs, sizeof(cuzk_fr_t));
-    ok &= cuzk__grow((void **)&cs->aux_v, &cs->aux_cap, aux, sizeof(cuzk_fr_t));
+    if (!cs->aux_external)
+      ok &= cuzk__grow((void **)&cs->aux_v, &cs->aux_cap, aux, sizeof(cuzk_fr_t));
   }
   if ((cs->mode & CUZK_CS_RECORD) && !cs->finished) {
     for (int k = 0; k < 3; k++) {
@@ -193,6 +195,17 @@ void cuzk_cs_reserve(cuzk_cs_t *cs, uint64_t inputs, uint64_t aux, uint64_t cons
     }
   }
   if (!ok) cuzk__cs_fail(cs, CUZK_ERR_NOMEM, "cs: out of memory reserving capacity");
+}
+
+cuzk_err_t cuzk_cs_set_aux_buffer(cuzk_cs_t *cs, cuzk_fr_t *buf, uint64_t cap) {
+  assert(cs && (buf || cap == 0));
+  if (!(cs->mode & CUZK_CS_WITNESS) || cs->naux != 0 || cs->aux_external)
+    return CUZK_ERR_INVALID_ARG;
+  free(cs->aux_v);
+  cs->aux_v = buf;
+  cs->aux_cap = cap;
+  cs->aux_external = true;
+  return CUZK_OK;
 }
 
 unsigned cuzk_cs_mode(const cuzk_cs_t *cs) { return cs->mode; }
@@ -221,6 +234,11 @@ static cuzk_var_t cuzk__alloc(cuzk_cs_t *cs, bool aux, const cuzk_fr_t *value) {
     }
     cuzk_fr_t **v = aux ? &cs->aux_v : &cs->in_v;
     uint64_t *cap = aux ? &cs->aux_cap : &cs->in_cap;
+    if (aux && cs->aux_external && *count >= *cap) {
+      cuzk__cs_fail(cs, CUZK_ERR_TOO_LARGE, "cs: aux buffer of %llu values is full",
+                    (unsigned long long)*cap);
+      return CUZK_VAR_ONE;
+    }
     if (!cuzk__grow((void **)v, cap, *count + 1, sizeof(cuzk_fr_t))) {
       cuzk__cs_fail(cs, CUZK_ERR_NOMEM, "cs: out of memory for witness values");
       return CUZK_VAR_ONE;
@@ -533,5 +551,6 @@ cuzk_err_t cuzk_cs_take_witness(cuzk_cs_t *cs, cuzk_fr_t **inputs, uint64_t *n_i
   if (n_aux) *n_aux = cs->naux;
   cs->in_v = cs->aux_v = NULL;
   cs->in_cap = cs->aux_cap = 0;
+  cs->aux_external = false;
   return CUZK_OK;
 }

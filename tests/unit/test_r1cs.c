@@ -448,11 +448,35 @@ static void test_take_witness(void **state) {
   cuzk_cs_free(cs);
 }
 
+static void test_aux_buffer(void **state) {
+  (void)state;
+  cuzk_fr_t buf[3];
+  cuzk_cs_t *cs = cuzk_cs_new(CUZK_CS_RECORD, NULL, 0);
+  assert_int_equal(cuzk_cs_set_aux_buffer(cs, buf, 3), CUZK_ERR_INVALID_ARG);
+  cuzk_cs_free(cs);
+  cs = cuzk_cs_new(CUZK_CS_WITNESS, NULL, 0);
+  assert_int_equal(cuzk_cs_set_aux_buffer(cs, buf, 2), CUZK_OK);
+  cuzk_fr_t v;
+  cuzk_fr_from_u64(&v, 77);
+  cuzk_cs_alloc_aux(cs, &v);
+  cuzk_cs_alloc_aux(cs, &CUZK_FR_ONE);
+  assert_true(cuzk_fr_eq(&buf[0], &v) && cuzk_fr_is_one(&buf[1]));
+  assert_int_equal(cuzk_cs_error(cs, NULL, 0), CUZK_OK);
+  uint64_t n;
+  assert_ptr_equal(cuzk_cs_aux(cs, &n), buf);
+  assert_int_equal(n, 2);
+  cuzk_cs_alloc_aux(cs, &v);
+  assert_int_equal(cuzk_cs_error(cs, NULL, 0), CUZK_ERR_TOO_LARGE);
+  assert_int_equal(cuzk_cs_num_aux(cs), 2);
+  cuzk_cs_free(cs); /* must not free buf */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small_layout), cmocka_unit_test(test_unsatisfied_named),
       cmocka_unit_test(test_modes_agree),  cmocka_unit_test(test_errors),
       cmocka_unit_test(test_spmv_random),  cmocka_unit_test(test_take_witness),
+      cmocka_unit_test(test_aux_buffer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
