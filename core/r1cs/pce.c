@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -273,31 +272,17 @@ static bool cuzk__fr_canonical(const cuzk_fr_t *x) {
 cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, size_t errstr_size) {
   assert(out && path);
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return cuzk_errf(errno == ENOENT ? CUZK_ERR_NOT_FOUND : CUZK_ERR_IO, errstr, errstr_size,
-                     "pce: open %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: stat %s: %s", path, strerror(e));
-  }
-  uint64_t size = (uint64_t)st.st_size;
-  if (size < CUZK_PCE_HEADER_SIZE) {
-    close(fd);
-    return cuzk_errf(CUZK_ERR_TRUNCATED, errstr, errstr_size,
-                     "pce: %s has %llu bytes, less than a header", path,
-                     (unsigned long long)size);
-  }
-  void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-  int e = errno;
-  close(fd);
-  if (map == MAP_FAILED)
-    return cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: mmap %s: %s", path, strerror(e));
-  const uint8_t *h = map;
-  cuzk_err_t err = CUZK_OK;
+  cuzk_file_map_t fm;
+  cuzk_err_t err = cuzk_file_map(path, &fm, errstr, errstr_size);
+  if (err != CUZK_OK) return err;
+  uint64_t size = fm.len;
   cuzk_r1cs_t *r = NULL;
+  if (size < CUZK_PCE_HEADER_SIZE) {
+    err = cuzk_errf(CUZK_ERR_TRUNCATED, errstr, errstr_size,
+                    "pce: %s has %llu bytes, less than a header", path, (unsigned long long)size);
+    goto fail;
+  }
+  const uint8_t *h = fm.data;
   if (memcmp(h, CUZK__PCE_MAGIC, 8) != 0) {
     err = cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "pce: %s: bad magic", path);
     goto fail;
@@ -367,9 +352,8 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
     r->mat[k].entries = (const cuzk_r1cs_entry_t *)ent[k];
     r->mat[k].nnz = c.nnz[k];
   }
-  r->map = map;
-  r->map_len = (size_t)size;
-  map = NULL;
+  r->map = fm;
+  memset(&fm, 0, sizeof fm);
   for (uint64_t i = 0; i < c.ncoeffs; i++)
     if (!cuzk__fr_canonical(&r->coeffs[i])) {
       err = cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size,
@@ -407,7 +391,7 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
   *out = r;
   return CUZK_OK;
 fail:
-  if (map) munmap(map, (size_t)size);
+  cuzk_file_unmap(&fm);
   cuzk_r1cs_free(r);
   return err;
 }

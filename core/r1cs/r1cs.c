@@ -3,7 +3,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/poly/par.h"
 #include "core/r1cs/r1cs_internal.h"
@@ -14,7 +13,7 @@ void cuzk_r1cs_free(cuzk_r1cs_t *r) {
   for (int k = 0; k < 3; k++) free(r->dens[k]);
   free(r->names);
   free(r->name_off);
-  if (r->map) munmap(r->map, r->map_len);
+  cuzk_file_unmap(&r->map);
   free(r);
 }
 
