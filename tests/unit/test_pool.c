@@ -47,7 +47,9 @@ typedef struct {
   int n;
 } order_t;
 static order_t ord;
-static void record(void *arg) { ord.order[ord.n++] = (int)(intptr_t)arg; }
+static void record(void *arg) {
+  ord.order[ord.n++] = (int)(intptr_t)arg;
+}
 
 static atomic_int gate_started, gate_open;
 static void gate(void *arg) {
@@ -134,7 +136,8 @@ static void check_once(cuzk_pool_t *p, size_t n) {
   assert_non_null(h.hits);
   cuzk_pool_parallel_for(p, n, hit, &h);
   for (size_t i = 0; i < n; i++)
-    if (atomic_load(&h.hits[i]) != 1) fail_msg("n=%zu index %zu ran %d times", n, i, atomic_load(&h.hits[i]));
+    if (atomic_load(&h.hits[i]) != 1)
+      fail_msg("n=%zu index %zu ran %d times", n, i, atomic_load(&h.hits[i]));
   free(h.hits);
 }
 
@@ -151,7 +154,9 @@ static void test_parallel_for_each_index_once(void **state) {
 }
 
 /* Plain (non-atomic) writes from workers must be visible to the caller on return. */
-static void square(void *ctx, size_t i) { ((uint64_t *)ctx)[i] = (uint64_t)i * i; }
+static void square(void *ctx, size_t i) {
+  ((uint64_t *)ctx)[i] = (uint64_t)i * i;
+}
 
 static void test_parallel_for_visibility(void **state) {
   (void)state;
