@@ -208,10 +208,18 @@ cuzk_err_t cuzk_cs_set_aux_buffer(cuzk_cs_t *cs, cuzk_fr_t *buf, uint64_t cap) {
   return CUZK_OK;
 }
 
-unsigned cuzk_cs_mode(const cuzk_cs_t *cs) { return cs->mode; }
-uint64_t cuzk_cs_num_constraints(const cuzk_cs_t *cs) { return cs->m; }
-uint64_t cuzk_cs_num_inputs(const cuzk_cs_t *cs) { return cs->ni; }
-uint64_t cuzk_cs_num_aux(const cuzk_cs_t *cs) { return cs->naux; }
+unsigned cuzk_cs_mode(const cuzk_cs_t *cs) {
+  return cs->mode;
+}
+uint64_t cuzk_cs_num_constraints(const cuzk_cs_t *cs) {
+  return cs->m;
+}
+uint64_t cuzk_cs_num_inputs(const cuzk_cs_t *cs) {
+  return cs->ni;
+}
+uint64_t cuzk_cs_num_aux(const cuzk_cs_t *cs) {
+  return cs->naux;
+}
 
 cuzk_err_t cuzk_cs_error(const cuzk_cs_t *cs, char *errstr, size_t errstr_size) {
   if (cs->err == CUZK_OK) return CUZK_OK;
@@ -222,8 +230,7 @@ static cuzk_var_t cuzk__alloc(cuzk_cs_t *cs, bool aux, const cuzk_fr_t *value) {
   uint64_t *count = aux ? &cs->naux : &cs->ni;
   if (cs->err != CUZK_OK) return CUZK_VAR_ONE;
   if (*count >= CUZK_VAR_MAX_INDEX || cs->ni + cs->naux >= UINT32_MAX) {
-    cuzk__cs_fail(cs, CUZK_ERR_TOO_LARGE, "cs: more than 2^31 %s variables",
-                  aux ? "aux" : "input");
+    cuzk__cs_fail(cs, CUZK_ERR_TOO_LARGE, "cs: more than 2^31 %s variables", aux ? "aux" : "input");
     return CUZK_VAR_ONE;
   }
   if (cs->mode & CUZK_CS_WITNESS) {
@@ -335,8 +342,8 @@ static void cuzk__record_name(cuzk_cs_t *cs, const char *name) {
   cs->names_len = (uint64_t)(p - cs->names);
 }
 
-void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a,
-                           const cuzk_lc_t *b, const cuzk_lc_t *c) {
+void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a, const cuzk_lc_t *b,
+                           const cuzk_lc_t *c) {
   assert(cs && a && b && c);
   if (cs->err != CUZK_OK) return;
   if (!(cs->mode & CUZK_CS_RECORD)) {
@@ -423,12 +430,16 @@ bool cuzk_cs_lc_value(const cuzk_cs_t *cs, const cuzk_lc_t *lc, cuzk_fr_t *out) 
   for (uint32_t i = 0; i < lc->n; i++) {
     if (!cuzk_cs_value(cs, t[i].var, &x)) return false;
     switch ((cuzk_lc_coeff_kind_t)t[i].kind) {
-    case CUZK_LC_COEFF_ONE: cuzk_fr_add(&acc, &acc, &x); break;
-    case CUZK_LC_COEFF_NEG_ONE: cuzk_fr_sub(&acc, &acc, &x); break;
-    default:
-      cuzk_fr_mul(&x, &x, &t[i].c);
-      cuzk_fr_add(&acc, &acc, &x);
-      break;
+      case CUZK_LC_COEFF_ONE:
+        cuzk_fr_add(&acc, &acc, &x);
+        break;
+      case CUZK_LC_COEFF_NEG_ONE:
+        cuzk_fr_sub(&acc, &acc, &x);
+        break;
+      default:
+        cuzk_fr_mul(&x, &x, &t[i].c);
+        cuzk_fr_add(&acc, &acc, &x);
+        break;
     }
   }
   *out = acc;
@@ -454,8 +465,7 @@ static void cuzk__row_eval_tagged(cuzk_fr_t *out, const cuzk_cs_t *cs, int k, ui
   *out = acc;
 }
 
-cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr,
-                         size_t errstr_size) {
+cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr, size_t errstr_size) {
   if ((cs->mode & (CUZK_CS_RECORD | CUZK_CS_WITNESS)) != (CUZK_CS_RECORD | CUZK_CS_WITNESS) ||
       cs->finished)
     return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,

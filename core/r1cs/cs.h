@@ -73,8 +73,8 @@ cuzk_var_t cuzk_cs_alloc_aux(cuzk_cs_t *cs, const cuzk_fr_t *value);
  * zero coefficients dropped; in witness mode nothing is stored. */
 void cuzk_cs_enforce(cuzk_cs_t *cs, const cuzk_lc_t *a, const cuzk_lc_t *b, const cuzk_lc_t *c);
 /* Same, with a label (static or caller-owned; copied only under CUZK_CS_ANNOTATE). */
-void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a,
-                           const cuzk_lc_t *b, const cuzk_lc_t *c);
+void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a, const cuzk_lc_t *b,
+                           const cuzk_lc_t *c);
 /* Namespaces prefix labels ("outer/inner/name"); no-ops without CUZK_CS_ANNOTATE. */
 void cuzk_cs_push_namespace(cuzk_cs_t *cs, const char *name);
 void cuzk_cs_pop_namespace(cuzk_cs_t *cs);
@@ -94,8 +94,7 @@ cuzk_err_t cuzk_cs_error(const cuzk_cs_t *cs, char *errstr, size_t errstr_size);
 /* RECORD | WITNESS: checks every constraint recorded so far against the values. CUZK_OK, or
  * CUZK_ERR_UNSATISFIED with *bad_row and a message naming the first failing constraint (and
  * its label under CUZK_CS_ANNOTATE); CUZK_ERR_INVALID_ARG in other modes. */
-cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr,
-                         size_t errstr_size);
+cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr, size_t errstr_size);
 
 /* RECORD: moves the recorded matrices into a new cuzk_r1cs_t (caller frees) with columns
  * remapped to inputs-then-aux and densities computed. The builder keeps its counts and values

@@ -34,8 +34,12 @@ typedef struct {
   uint64_t len[7];
 } cuzk__pce_body_t;
 
-static void cuzk__put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static void cuzk__put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void cuzk__put64(uint8_t *p, uint64_t v) {
+  memcpy(p, &v, 8);
+}
+static void cuzk__put32(uint8_t *p, uint32_t v) {
+  memcpy(p, &v, 4);
+}
 static uint64_t cuzk__get64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8);
@@ -60,8 +64,7 @@ static bool cuzk__pce_body_size(const cuzk__pce_counts_t *c, uint64_t *out) {
 }
 
 static void cuzk__pce_segments(cuzk__pce_body_t *b, const cuzk__pce_counts_t *c,
-                               const uint8_t *coeffs, const uint8_t *rp[3],
-                               const uint8_t *ent[3]) {
+                               const uint8_t *coeffs, const uint8_t *rp[3], const uint8_t *ent[3]) {
   b->p[0] = coeffs;
   b->len[0] = c->ncoeffs * 32;
   for (int k = 0; k < 3; k++) {
@@ -183,8 +186,7 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
   snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: create %s: %s", tmp,
-                    strerror(errno));
+    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: create %s: %s", tmp, strerror(errno));
     free(tmp);
     return err;
   }
@@ -196,8 +198,7 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
   if (ok && rename(tmp, path) != 0) ok = false, saved = errno;
   if (!ok) {
     unlink(tmp);
-    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: write %s: %s", path,
-                    strerror(saved));
+    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: write %s: %s", path, strerror(saved));
     free(tmp);
     return err;
   }
@@ -208,7 +209,10 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
     char *slash = strrchr(dir, '/');
     const char *d = ".";
     if (slash) {
-      if (slash == dir) slash[1] = 0; else *slash = 0;
+      if (slash == dir)
+        slash[1] = 0;
+      else
+        *slash = 0;
       d = dir;
     }
     int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -233,8 +237,7 @@ typedef struct {
 
 static void cuzk__vbad(cuzk__validate_job_t *j, int why, uint64_t at, int k) {
   int zero = 0;
-  if (__atomic_compare_exchange_n(&j->bad, &zero, why, false, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_RELAXED)) {
+  if (__atomic_compare_exchange_n(&j->bad, &zero, why, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
     j->bad_at = at;
     j->bad_mat = k;
   }
@@ -288,8 +291,8 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
     goto fail;
   }
   if (cuzk__get32(h + 8) != CUZK_PCE_VERSION) {
-    err = cuzk_errf(CUZK_ERR_VERSION, errstr, errstr_size, "pce: %s: version %u, expected %u",
-                    path, cuzk__get32(h + 8), CUZK_PCE_VERSION);
+    err = cuzk_errf(CUZK_ERR_VERSION, errstr, errstr_size, "pce: %s: version %u, expected %u", path,
+                    cuzk__get32(h + 8), CUZK_PCE_VERSION);
     goto fail;
   }
   cuzk__pce_counts_t c = {.m = cuzk__get64(h + 24),
@@ -382,7 +385,8 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
   cuzk__par_for(vj.chunks, cuzk__validate_chunk, &vj);
   if (vj.bad) {
     static const char *what[] = {"", "column index out of range", "coefficient index out of range",
-                                 "row pointers not increasing", "columns not increasing within a row"};
+                                 "row pointers not increasing",
+                                 "columns not increasing within a row"};
     err = cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "pce: %s: matrix %c: %s (at %llu)", path,
                     "ABC"[vj.bad_mat], what[vj.bad], (unsigned long long)vj.bad_at);
     goto fail;

@@ -17,10 +17,18 @@ void cuzk_r1cs_free(cuzk_r1cs_t *r) {
   free(r);
 }
 
-uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) { return r->m; }
-uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) { return r->ni; }
-uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) { return r->naux; }
-uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) { return r->m + r->ni; }
+uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) {
+  return r->m;
+}
+uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) {
+  return r->ni;
+}
+uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) {
+  return r->naux;
+}
+uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) {
+  return r->m + r->ni;
+}
 
 uint64_t cuzk_r1cs_domain_size(const cuzk_r1cs_t *r) {
   uint64_t rows = r->m + r->ni, n = 1;

@@ -35,6 +35,8 @@ void cuzk__r1cs_row_eval(cuzk_fr_t *out, const cuzk_r1cs_matrix_t *mat, uint64_t
                          const cuzk_fr_t *coeffs, const cuzk_fr_t *inputs, uint64_t ni,
                          const cuzk_fr_t *aux);
 
-static inline uint64_t cuzk__bitmap_words(uint64_t bits) { return (bits + 63) / 64; }
+static inline uint64_t cuzk__bitmap_words(uint64_t bits) {
+  return (bits + 63) / 64;
+}
 
 #endif

@@ -93,7 +93,8 @@ static void test_small_layout(void **state) {
   cuzk_r1cs_t *r;
   assert_int_equal(cuzk_cs_finish(cs, &r, err, sizeof err), CUZK_OK);
   /* columns: ONE 0, x 1, y 2, z 3; coefficients: +1, -1, 2, -5 */
-  const cuzk_r1cs_matrix_t *A = cuzk_r1cs_matrix(r, CUZK_R1CS_A), *B = cuzk_r1cs_matrix(r, CUZK_R1CS_B),
+  const cuzk_r1cs_matrix_t *A = cuzk_r1cs_matrix(r, CUZK_R1CS_A),
+                           *B = cuzk_r1cs_matrix(r, CUZK_R1CS_B),
                            *C = cuzk_r1cs_matrix(r, CUZK_R1CS_C);
   expect_row(A, 0, 1, (uint32_t[]){1}, (uint32_t[]){0});
   expect_row(B, 0, 1, (uint32_t[]){2}, (uint32_t[]){0});
@@ -245,35 +246,41 @@ static void gen_lc(cuzk_test_rng_t *g, cuzk_lc_t *lc, raw_lc_t *raw, uint32_t ni
     t->var = v;
     mpz_init(t->c);
     switch ((u >> 40) % 6) {
-    case 0: cuzk_lc_add(lc, v); mpz_set_ui(t->c, 1); break;
-    case 1: cuzk_lc_sub(lc, v); mpz_sub_ui(t->c, r, 1); break;
-    case 2: {
-      int64_t k = (int64_t)((u >> 48) % 257) - 128;
-      cuzk_lc_add_i64(lc, k, v);
-      mpz_set_si(t->c, k);
-      mpz_mod(t->c, t->c, r);
-      break;
-    }
-    case 3: { /* a term and its exact cancellation */
-      cuzk_fr_t c;
-      rand_fr(g, &c);
-      cuzk_lc_add_fr(lc, &c, v);
-      fr_to_mpz(t->c, &c);
-      cuzk_fr_neg(&c, &c);
-      cuzk_lc_add_fr(lc, &c, v);
-      raw_term_t *t2 = &raw->t[raw->n++];
-      t2->var = v;
-      mpz_init(t2->c);
-      fr_to_mpz(t2->c, &c);
-      break;
-    }
-    default: {
-      cuzk_fr_t c;
-      rand_fr(g, &c);
-      cuzk_lc_add_fr(lc, &c, v);
-      fr_to_mpz(t->c, &c);
-      break;
-    }
+      case 0:
+        cuzk_lc_add(lc, v);
+        mpz_set_ui(t->c, 1);
+        break;
+      case 1:
+        cuzk_lc_sub(lc, v);
+        mpz_sub_ui(t->c, r, 1);
+        break;
+      case 2: {
+        int64_t k = (int64_t)((u >> 48) % 257) - 128;
+        cuzk_lc_add_i64(lc, k, v);
+        mpz_set_si(t->c, k);
+        mpz_mod(t->c, t->c, r);
+        break;
+      }
+      case 3: { /* a term and its exact cancellation */
+        cuzk_fr_t c;
+        rand_fr(g, &c);
+        cuzk_lc_add_fr(lc, &c, v);
+        fr_to_mpz(t->c, &c);
+        cuzk_fr_neg(&c, &c);
+        cuzk_lc_add_fr(lc, &c, v);
+        raw_term_t *t2 = &raw->t[raw->n++];
+        t2->var = v;
+        mpz_init(t2->c);
+        fr_to_mpz(t2->c, &c);
+        break;
+      }
+      default: {
+        cuzk_fr_t c;
+        rand_fr(g, &c);
+        cuzk_lc_add_fr(lc, &c, v);
+        fr_to_mpz(t->c, &c);
+        break;
+      }
     }
   }
 }
@@ -327,7 +334,12 @@ static void test_spmv_random(void **state) {
   for (uint32_t j = 0; j < na; j++) {
     cuzk_fr_t v;
     uint64_t u = cuzk_test_rng_next(&g) % 3;
-    if (u == 0) v = CUZK_FR_ZERO; else if (u == 1) v = CUZK_FR_ONE; else rand_fr(&g, &v);
+    if (u == 0)
+      v = CUZK_FR_ZERO;
+    else if (u == 1)
+      v = CUZK_FR_ONE;
+    else
+      rand_fr(&g, &v);
     cuzk_cs_alloc_aux(cs, &v);
     mpz_init(waux[j]);
     fr_to_mpz(waux[j], &v);
