@@ -183,7 +183,9 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
   size_t pl = strlen(path);
   char *tmp = malloc(pl + 32);
   if (!tmp) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "pce: out of memory");
-  snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+  static unsigned seq; /* distinct temporaries for concurrent saves within one process */
+  snprintf(tmp, pl + 32, "%s.tmp.%ld.%u", path, (long)getpid(),
+           __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: create %s: %s", tmp, strerror(errno));

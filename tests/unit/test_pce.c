@@ -203,9 +203,9 @@ static void test_round_trip(void **state) {
   memcpy(&v, f + 80, 8);
   assert_int_equal(v, len);
   /* no temporary left behind */
-  char tmp[320];
-  snprintf(tmp, sizeof tmp, "%s/rt.pce.tmp.%ld", g_dir, (long)getpid());
-  assert_int_not_equal(access(tmp, F_OK), 0);
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "ls %s | grep -q tmp", g_dir);
+  assert_int_not_equal(system(cmd), 0);
   free(f);
   cuzk_r1cs_free(l);
   cuzk_r1cs_free(r);
