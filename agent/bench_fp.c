@@ -58,10 +58,10 @@ static int run(int argc, char **argv) {
     else
       return cuzk_cli_usage_error("bench fp", "unknown option '%s'", argv[i]);
   }
-  const long nf = quick ? 20000 : 2000000;  /* field multiplications */
-  const long ninv = quick ? 200 : 20000;    /* inversions */
-  const long ng = quick ? 2000 : 200000;    /* curve additions */
-  const long npair = quick ? 2 : 50;        /* pairings */
+  const long nf = quick ? 20000 : 2000000; /* field multiplications */
+  const long ninv = quick ? 200 : 20000;   /* inversions */
+  const long ng = quick ? 2000 : 200000;   /* curve additions */
+  const long npair = quick ? 2 : 50;       /* pairings */
   result_t res[10];
   int nres = 0;
   double t0;
@@ -168,15 +168,18 @@ static int run(int argc, char **argv) {
 
   if (json) {
     printf("{");
-    for (int i = 0; i < nres; i++) printf("%s\"%s\": %.3f", i ? ", " : "", res[i].key, res[i].value);
+    for (int i = 0; i < nres; i++)
+      printf("%s\"%s\": %.3f", i ? ", " : "", res[i].key, res[i].value);
     printf("}\n");
   } else {
     printf("%-16s %14s\n", "operation", "time");
-    for (int i = 0; i < nres; i++) printf("%-16s %11.1f %s\n", res[i].label, res[i].value, res[i].unit);
+    for (int i = 0; i < nres; i++)
+      printf("%-16s %11.1f %s\n", res[i].label, res[i].value, res[i].unit);
     if (quick) printf("(--quick: few iterations, noisy)\n");
   }
   (void)sink;
   return CUZK_EXIT_OK;
 }
 
-const cuzk_bench_t cuzk_bench_fp = {"fp", "field, curve, pairing and CPU MSM micro-benchmarks", run, usage};
+const cuzk_bench_t cuzk_bench_fp = {"fp", "field, curve, pairing and CPU MSM micro-benchmarks", run,
+                                    usage};

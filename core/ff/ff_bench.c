@@ -14,25 +14,26 @@ static double ffb_now_ns(void) {
 }
 
 /* Minimum over `reps` batches of `iters` calls of body (a statement using i). */
-#define FFB_TIME(result, reps, iters, body)                                                        \
-  do {                                                                                             \
-    double best_ = 1e300;                                                                          \
-    for (int r_ = 0; r_ < (reps); r_++) {                                                          \
-      double t0_ = ffb_now_ns();                                                                   \
-      for (int i = 0; i < (iters); i++) {                                                          \
-        body;                                                                                      \
-      }                                                                                            \
-      double dt_ = (ffb_now_ns() - t0_) / (iters);                                                 \
-      if (dt_ < best_) best_ = dt_;                                                                \
-    }                                                                                              \
-    (result) = best_;                                                                              \
+#define FFB_TIME(result, reps, iters, body)        \
+  do {                                             \
+    double best_ = 1e300;                          \
+    for (int r_ = 0; r_ < (reps); r_++) {          \
+      double t0_ = ffb_now_ns();                   \
+      for (int i = 0; i < (iters); i++) {          \
+        body;                                      \
+      }                                            \
+      double dt_ = (ffb_now_ns() - t0_) / (iters); \
+      if (dt_ < best_) best_ = dt_;                \
+    }                                              \
+    (result) = best_;                              \
   } while (0)
 
 /* Keeps results observable so the loops are not optimised away. */
 static volatile uint64_t ffb_sink;
 
 static void ffb_fp_seed(cuzk_fp_t *a, uint64_t k) {
-  uint64_t raw[CUZK_FP_LIMBS] = {k * 0x9e3779b97f4a7c15ULL, k + 7, k ^ 0xdeadbeef, k * 3, 11, 0x0123456789abcdef};
+  uint64_t raw[CUZK_FP_LIMBS] = {k * 0x9e3779b97f4a7c15ULL, k + 7, k ^ 0xdeadbeef, k * 3, 11,
+                                 0x0123456789abcdef};
   cuzk_fp_from_raw(a, raw);
 }
 

@@ -7,12 +7,12 @@
 #include <stdbool.h>
 
 typedef struct {
-  bool adx;                    /* the BMI2/ADX path is available (and was measured) */
-  double fp_mul_ns;            /* active path (ADX when available) */
+  bool adx;         /* the BMI2/ADX path is available (and was measured) */
+  double fp_mul_ns; /* active path (ADX when available) */
   double fp_sqr_ns;
-  double fp_mul_portable_ns;   /* the __int128 path */
-  double fp_inv_ns;            /* constant time (Fermat) */
-  double fp_inv_vartime_ns;    /* binary extended Euclid */
+  double fp_mul_portable_ns; /* the __int128 path */
+  double fp_inv_ns;          /* constant time (Fermat) */
+  double fp_inv_vartime_ns;  /* binary extended Euclid */
   double fp_sqrt_ns;
   double fr_mul_ns;
   double fr_sqr_ns;

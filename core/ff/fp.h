@@ -23,7 +23,7 @@ typedef struct {
 } cuzk_fp_t;
 
 extern const cuzk_fp_t CUZK_FP_ZERO;
-extern const cuzk_fp_t CUZK_FP_ONE;     /* R mod p */
+extern const cuzk_fp_t CUZK_FP_ONE; /* R mod p */
 extern const uint64_t CUZK_FP_MODULUS[CUZK_FP_LIMBS];
 
 void cuzk_fp_add(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);

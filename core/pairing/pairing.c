@@ -115,8 +115,8 @@ static void mul_line(cuzk_fp12_t *f, const cuzk_fp2_t coeff[3], const cuzk_g1_af
   cuzk_fp12_mul_by_014(f, f, &coeff[0], &b1, &b4);
 }
 
-void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p, const cuzk_g2_prepared_t *q,
-                              size_t n) {
+void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p,
+                              const cuzk_g2_prepared_t *q, size_t n) {
   assert(out && (n == 0 || (p && q)));
   cuzk_fp12_t f = CUZK_FP12_ONE;
   unsigned k = 0;
@@ -127,7 +127,8 @@ void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p, const
     k++;
     if ((BLS_X_ABS >> i) & 1) {
       for (size_t j = 0; j < n; j++)
-        if (!q[j].infinity && !cuzk_g1_affine_is_infinity(&p[j])) mul_line(&f, q[j].coeffs[k], &p[j]);
+        if (!q[j].infinity && !cuzk_g1_affine_is_infinity(&p[j]))
+          mul_line(&f, q[j].coeffs[k], &p[j]);
       k++;
     }
   }

@@ -3,7 +3,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/poly/par.h"
 #include "core/r1cs/r1cs_internal.h"
@@ -14,14 +13,22 @@ void cuzk_r1cs_free(cuzk_r1cs_t *r) {
   for (int k = 0; k < 3; k++) free(r->dens[k]);
   free(r->names);
   free(r->name_off);
-  if (r->map) munmap(r->map, r->map_len);
+  cuzk_file_unmap(&r->map);
   free(r);
 }
 
-uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) { return r->m; }
-uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) { return r->ni; }
-uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) { return r->naux; }
-uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) { return r->m + r->ni; }
+uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) {
+  return r->m;
+}
+uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) {
+  return r->ni;
+}
+uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) {
+  return r->naux;
+}
+uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) {
+  return r->m + r->ni;
+}
 
 uint64_t cuzk_r1cs_domain_size(const cuzk_r1cs_t *r) {
   uint64_t rows = r->m + r->ni, n = 1;

@@ -12,7 +12,9 @@ uint64_t cuzk_now_ns(void) {
   return (uint64_t)ts.tv_sec * CUZK__NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t cuzk_now_us(void) { return cuzk_now_ns() / 1000; }
+uint64_t cuzk_now_us(void) {
+  return cuzk_now_ns() / 1000;
+}
 
 uint64_t cuzk_wall_ms(void) {
   struct timespec ts;

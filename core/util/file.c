@@ -18,11 +18,15 @@
 static cuzk_err_t cuzk__errno_code(int e) {
   switch (e) {
     case ENOENT:
-    case ENOTDIR: return CUZK_ERR_NOT_FOUND;
-    case ENOMEM: return CUZK_ERR_NOMEM;
+    case ENOTDIR:
+      return CUZK_ERR_NOT_FOUND;
+    case ENOMEM:
+      return CUZK_ERR_NOMEM;
     case ENAMETOOLONG:
-    case ELOOP: return CUZK_ERR_INVALID_ARG;
-    default: return CUZK_ERR_IO;
+    case ELOOP:
+      return CUZK_ERR_INVALID_ARG;
+    default:
+      return CUZK_ERR_IO;
   }
 }
 

@@ -4,7 +4,9 @@
 
 static const char cuzk__hex_digits[] = "0123456789abcdef";
 
-size_t cuzk_hex_encoded_size(size_t n) { return n > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * n + 1; }
+size_t cuzk_hex_encoded_size(size_t n) {
+  return n > (SIZE_MAX - 1) / 2 ? SIZE_MAX : 2 * n + 1;
+}
 
 cuzk_err_t cuzk_hex_encode(char *out, size_t out_size, const void *in, size_t n) {
   if (!out || (!in && n > 0)) return CUZK_ERR_INVALID_ARG;

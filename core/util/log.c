@@ -142,9 +142,13 @@ static void cuzk__sb_putn(cuzk__sb_t *b, const char *s, size_t n) {
   b->p[b->len] = '\0';
 }
 
-static void cuzk__sb_puts(cuzk__sb_t *b, const char *s) { cuzk__sb_putn(b, s, strlen(s)); }
+static void cuzk__sb_puts(cuzk__sb_t *b, const char *s) {
+  cuzk__sb_putn(b, s, strlen(s));
+}
 
-static void cuzk__sb_putc(cuzk__sb_t *b, char c) { cuzk__sb_putn(b, &c, 1); }
+static void cuzk__sb_putc(cuzk__sb_t *b, char c) {
+  cuzk__sb_putn(b, &c, 1);
+}
 
 static void cuzk__sb_u00(cuzk__sb_t *b, unsigned char c) {
   static const char hx[] = "0123456789abcdef";
@@ -176,7 +180,7 @@ static size_t cuzk__utf8_len(const unsigned char *s, size_t n) {
     cp = (cp << 6) | (s[i] & 0x3f);
   }
   if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return 0; /* overlong */
-  if (cp >= 0xd800 && cp <= 0xdfff) return 0;                          /* surrogate */
+  if (cp >= 0xd800 && cp <= 0xdfff) return 0;                           /* surrogate */
   if (cp > 0x10ffff) return 0;
   return len;
 }
@@ -188,14 +192,36 @@ static void cuzk__json_str(cuzk__sb_t *b, const char *s, size_t n) {
   while (i < n) {
     unsigned char c = u[i];
     switch (c) {
-      case '"': cuzk__sb_puts(b, "\\\""); i++; continue;
-      case '\\': cuzk__sb_puts(b, "\\\\"); i++; continue;
-      case '\n': cuzk__sb_puts(b, "\\n"); i++; continue;
-      case '\r': cuzk__sb_puts(b, "\\r"); i++; continue;
-      case '\t': cuzk__sb_puts(b, "\\t"); i++; continue;
-      case '\b': cuzk__sb_puts(b, "\\b"); i++; continue;
-      case '\f': cuzk__sb_puts(b, "\\f"); i++; continue;
-      default: break;
+      case '"':
+        cuzk__sb_puts(b, "\\\"");
+        i++;
+        continue;
+      case '\\':
+        cuzk__sb_puts(b, "\\\\");
+        i++;
+        continue;
+      case '\n':
+        cuzk__sb_puts(b, "\\n");
+        i++;
+        continue;
+      case '\r':
+        cuzk__sb_puts(b, "\\r");
+        i++;
+        continue;
+      case '\t':
+        cuzk__sb_puts(b, "\\t");
+        i++;
+        continue;
+      case '\b':
+        cuzk__sb_puts(b, "\\b");
+        i++;
+        continue;
+      case '\f':
+        cuzk__sb_puts(b, "\\f");
+        i++;
+        continue;
+      default:
+        break;
     }
     if (c < 0x20 || c == 0x7f) {
       cuzk__sb_u00(b, c);
@@ -232,11 +258,21 @@ static void cuzk__logfmt_val(cuzk__sb_t *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     switch (c) {
-      case '"': cuzk__sb_puts(b, "\\\""); break;
-      case '\\': cuzk__sb_puts(b, "\\\\"); break;
-      case '\n': cuzk__sb_puts(b, "\\n"); break;
-      case '\r': cuzk__sb_puts(b, "\\r"); break;
-      case '\t': cuzk__sb_puts(b, "\\t"); break;
+      case '"':
+        cuzk__sb_puts(b, "\\\"");
+        break;
+      case '\\':
+        cuzk__sb_puts(b, "\\\\");
+        break;
+      case '\n':
+        cuzk__sb_puts(b, "\\n");
+        break;
+      case '\r':
+        cuzk__sb_puts(b, "\\r");
+        break;
+      case '\t':
+        cuzk__sb_puts(b, "\\t");
+        break;
       default:
         if (c < 0x20 || c == 0x7f)
           cuzk__sb_u00(b, c);
@@ -335,14 +371,29 @@ static void cuzk__skip_args(const char *f, size_t n, va_list *ap, bool *single_n
     int lng = 0; /* 1 h, 2 hh, 3 l, 4 ll, 5 j, 6 z, 7 t, 8 L */
     if (i < n) {
       switch (f[i]) {
-        case 'h': lng = (i + 1 < n && f[i + 1] == 'h') ? 2 : 1; break;
-        case 'l': lng = (i + 1 < n && f[i + 1] == 'l') ? 4 : 3; break;
-        case 'q': lng = 4; break;
-        case 'j': lng = 5; break;
-        case 'z': lng = 6; break;
-        case 't': lng = 7; break;
-        case 'L': lng = 8; break;
-        default: break;
+        case 'h':
+          lng = (i + 1 < n && f[i + 1] == 'h') ? 2 : 1;
+          break;
+        case 'l':
+          lng = (i + 1 < n && f[i + 1] == 'l') ? 4 : 3;
+          break;
+        case 'q':
+          lng = 4;
+          break;
+        case 'j':
+          lng = 5;
+          break;
+        case 'z':
+          lng = 6;
+          break;
+        case 't':
+          lng = 7;
+          break;
+        case 'L':
+          lng = 8;
+          break;
+        default:
+          break;
       }
       if (lng) i += (lng == 2 || lng == 4) && f[i] != 'q' ? 2 : 1;
     }
@@ -351,24 +402,46 @@ static void cuzk__skip_args(const char *f, size_t n, va_list *ap, bool *single_n
     convs++;
     bool num = false;
     switch (c) {
-      case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
+      case 'd':
+      case 'i':
+      case 'u':
+      case 'o':
+      case 'x':
+      case 'X':
         num = (c == 'd' || c == 'i' || c == 'u');
-        if (lng == 3) (void)va_arg(*ap, long);
-        else if (lng == 4) (void)va_arg(*ap, long long);
-        else if (lng == 5) (void)va_arg(*ap, intmax_t);
-        else if (lng == 6) (void)va_arg(*ap, size_t);
-        else if (lng == 7) (void)va_arg(*ap, ptrdiff_t);
-        else (void)va_arg(*ap, int);
+        if (lng == 3)
+          (void)va_arg(*ap, long);
+        else if (lng == 4)
+          (void)va_arg(*ap, long long);
+        else if (lng == 5)
+          (void)va_arg(*ap, intmax_t);
+        else if (lng == 6)
+          (void)va_arg(*ap, size_t);
+        else if (lng == 7)
+          (void)va_arg(*ap, ptrdiff_t);
+        else
+          (void)va_arg(*ap, int);
         break;
       case 'c':
         (void)va_arg(*ap, int);
         break;
-      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+      case 'a':
+      case 'A':
         num = (c != 'a' && c != 'A');
-        if (lng == 8) (void)va_arg(*ap, long double);
-        else (void)va_arg(*ap, double);
+        if (lng == 8)
+          (void)va_arg(*ap, long double);
+        else
+          (void)va_arg(*ap, double);
         break;
-      case 's': case 'p': case 'n':
+      case 's':
+      case 'p':
+      case 'n':
         (void)va_arg(*ap, void *);
         break;
       case 'm':

@@ -1,8 +1,9 @@
 /* Structured logging: one line per event, logfmt by default, JSON optional.
  *
  *   CUZK_INFO("engine", "job_done", "job_id=%s dur_ms=%d", id, ms);
- *   logfmt: ts=2026-12-02T11:00:00.123Z level=info component=engine event=job_done job_id=abc dur_ms=12
- *   json:   {"ts":"2026-12-02T11:00:00.123Z","level":"info","component":"engine","event":"job_done",
+ *   logfmt: ts=2026-12-02T11:00:00.123Z level=info component=engine event=job_done job_id=abc
+ * dur_ms=12 json:
+ * {"ts":"2026-12-02T11:00:00.123Z","level":"info","component":"engine","event":"job_done",
  *            "job_id":"abc","dur_ms":12}
  *
  * The fields format is a printf format made of `key=value` segments separated by single spaces
@@ -97,8 +98,8 @@ void cuzk_log_write(cuzk_log_level_t level, const char *component, const char *e
                     const char *fields_fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* CUZK_LOG(CUZK_LOG_INFO, "engine", "job_done", "job_id=%s", id) */
-#define CUZK_LOG(level, component, event, ...)                     \
-  do {                                                             \
+#define CUZK_LOG(level, component, event, ...)                                               \
+  do {                                                                                       \
     if (cuzk_log_enabled(level)) cuzk_log_write((level), (component), (event), __VA_ARGS__); \
   } while (0)
 

@@ -35,7 +35,9 @@ static int teardown(void **state) {
   return nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void path_in(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
+static void path_in(char *out, size_t n, const char *name) {
+  snprintf(out, n, "%s/%s", dir, name);
+}
 
 static void put(const char *name, const void *data, size_t len) {
   char p[512];

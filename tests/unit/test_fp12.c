@@ -290,7 +290,8 @@ static void test_fp12_pow_bytes(void **state) {
     cuzk_fp12_to_bytes(got, &x);
     static const int w_index[6] = {0, 2, 4, 1, 3, 5}; /* tower slot -> power of w */
     for (int s = 0; s < 6; s++)
-      for (int c = 0; c < 2; c++) gmpo_to_be_bytes(want + (s * 2 + c) * 48, 48, a.g[w_index[s]].c[c]);
+      for (int c = 0; c < 2; c++)
+        gmpo_to_be_bytes(want + (s * 2 + c) * 48, 48, a.g[w_index[s]].c[c]);
     assert_memory_equal(got, want, 576);
   }
   cuzk_fp12_t r1, r2;

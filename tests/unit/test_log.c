@@ -50,8 +50,9 @@ static int teardown(void **state) {
 /* The line after its timestamp field; asserts the timestamp shape. */
 static const char *after_ts(const char *line, bool json) {
   regex_t re;
-  const char *pat = json ? "^\\{\"ts\":\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z\","
-                         : "^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z ";
+  const char *pat =
+      json ? "^\\{\"ts\":\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z\","
+           : "^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z ";
   assert_int_equal(regcomp(&re, pat, REG_EXTENDED), 0);
   regmatch_t m;
   int r = regexec(&re, line, 1, &m, 0);
@@ -118,17 +119,19 @@ static void test_logfmt_escaping(void **state) {
 static void test_msg_and_literals(void **state) {
   (void)state;
   CUZK_INFO("c", "e", "hello %s world x=%d pct=50%% y=a b", "big", 7);
-  assert_string_equal(after_ts(cap.lines[0], false),
-                      "level=info component=c event=e msg=\"hello big world\" x=7 pct=50% y=\"a b\"");
+  assert_string_equal(
+      after_ts(cap.lines[0], false),
+      "level=info component=c event=e msg=\"hello big world\" x=7 pct=50% y=\"a b\"");
 }
 
 /* A mistake in skipping arguments of one segment shifts every later value. */
 static void test_argument_types(void **state) {
   (void)state;
   long double ld = 2.5L;
-  CUZK_INFO("c", "e", "a=%lld b=%.3f c=%s d=%zu e=%*d f=%.*s g=%c h=%.1Lf i=%hhu j=%jd k=%p l=%lu m=%s",
-            -5LL, 1.25, "s", (size_t)99, 4, 7, 3, "abcdef", 'Q', ld, (unsigned char)200,
-            (intmax_t)-9, (void *)0, 12UL, "end");
+  CUZK_INFO("c", "e",
+            "a=%lld b=%.3f c=%s d=%zu e=%*d f=%.*s g=%c h=%.1Lf i=%hhu j=%jd k=%p l=%lu m=%s", -5LL,
+            1.25, "s", (size_t)99, 4, 7, 3, "abcdef", 'Q', ld, (unsigned char)200, (intmax_t)-9,
+            (void *)0, 12UL, "end");
   assert_string_equal(after_ts(cap.lines[0], false),
                       "level=info component=c event=e a=-5 b=1.250 c=s d=99 e=\"   7\" f=abc g=Q "
                       "h=2.5 i=200 j=-9 k=(nil) l=12 m=end");
@@ -170,8 +173,8 @@ static void test_disabled_level_not_evaluated(void **state) {
 static void test_json_numbers_and_shape(void **state) {
   (void)state;
   cuzk_log_set_format(CUZK_LOG_FORMAT_JSON);
-  CUZK_INFO("engine", "job_done", "job_id=%s dur_ms=%d ratio=%.2f neg=%+d inf=%f s=%s hx=%x",
-            "abc", 12, 0.5, 3, INFINITY, "12", 255);
+  CUZK_INFO("engine", "job_done", "job_id=%s dur_ms=%d ratio=%.2f neg=%+d inf=%f s=%s hx=%x", "abc",
+            12, 0.5, 3, INFINITY, "12", 255);
   assert_string_equal(after_ts(cap.lines[0], true),
                       "\"level\":\"info\",\"component\":\"engine\",\"event\":\"job_done\","
                       "\"job_id\":\"abc\",\"dur_ms\":12,\"ratio\":0.50,\"neg\":\"+3\","
@@ -216,7 +219,8 @@ static void test_logfmt_python_roundtrip(void **state) {
       "python3 -c 'import sys,re,json\n"
       "s=sys.stdin.read()\n"
       "d={}\n"
-      "for m in re.finditer(r\"([A-Za-z0-9_.-]+)=(\\\"(?:[^\\\"\\\\\\\\]|\\\\\\\\.)*\\\"|[^ ]*)( |$)\", s):\n"
+      "for m in re.finditer(r\"([A-Za-z0-9_.-]+)=(\\\"(?:[^\\\"\\\\\\\\]|\\\\\\\\.)*\\\"|[^ ]*)( "
+      "|$)\", s):\n"
       "  v=m.group(2)\n"
       "  d[m.group(1)]=json.loads(v) if v.startswith(chr(34)) else v\n"
       "assert d[\"a\"]==\"x y=z\", d\n"
@@ -353,8 +357,8 @@ static void test_threads_whole_lines(void **state) {
   while (fgets(line, sizeof line, f)) {
     int tid, i;
     const char *rest = after_ts(line, false);
-    assert_int_equal(sscanf(rest, "level=info component=c event=e pad=\"x y z\" t=%d i=%d\n", &tid,
-                            &i), 2);
+    assert_int_equal(
+        sscanf(rest, "level=info component=c event=e pad=\"x y z\" t=%d i=%d\n", &tid, &i), 2);
     assert_true(tid >= 0 && tid < THREADS && i >= 0 && i < PER_THREAD);
     seen[tid][i]++;
     lines++;

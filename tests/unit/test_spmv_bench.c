@@ -21,12 +21,12 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define TIME(label, expr)                                                                          \
-  do {                                                                                             \
-    double t0_ = now();                                                                            \
-    expr;                                                                                          \
-    printf("  %-28s %9.1f ms\n", label, (now() - t0_) * 1e3);                                      \
-    fflush(stdout);                                                                                \
+#define TIME(label, expr)                                     \
+  do {                                                        \
+    double t0_ = now();                                       \
+    expr;                                                     \
+    printf("  %-28s %9.1f ms\n", label, (now() - t0_) * 1e3); \
+    fflush(stdout);                                           \
   } while (0)
 
 static void bench(unsigned log_n) {
