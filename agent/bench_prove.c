@@ -15,7 +15,7 @@
 
 static void bench_prove_usage(FILE *out) {
   fprintf(out,
-          "Usage: cuzk bench prove [--backend cpu] [--log-n N] [--public P] [--reps R] [--json]\n"
+          "Usage: cuzk bench prove [--backend cpu] [--log-n N] [--num-public P] [--reps R] [--json]\n"
           "\n"
           "Proves the synthetic circuit (domain 2^N, default 14) R times (default 1) on the CPU\n"
           "after an insecure test setup, verifies each proof, and prints the best time per phase:\n"
@@ -35,9 +35,9 @@ static int bench_prove_run(int argc, char **argv) {
     } else if ((m = cuzk_g16_opt(argc, argv, &i, "--log-n", &v)) != 0) {
       if (m < 0 || !cuzk_g16_parse_u64(v, 4, 28, &log_n))
         return cuzk_cli_usage_error("bench prove", "--log-n needs an integer in 4..28");
-    } else if ((m = cuzk_g16_opt(argc, argv, &i, "--public", &v)) != 0) {
+    } else if ((m = cuzk_g16_opt(argc, argv, &i, "--num-public", &v)) != 0) {
       if (m < 0 || !cuzk_g16_parse_u64(v, 0, 1000, &pub))
-        return cuzk_cli_usage_error("bench prove", "--public needs an integer in 0..1000");
+        return cuzk_cli_usage_error("bench prove", "--num-public needs an integer in 0..1000");
     } else if ((m = cuzk_g16_opt(argc, argv, &i, "--reps", &v)) != 0) {
       if (m < 0 || !cuzk_g16_parse_u64(v, 1, 1000, &reps))
         return cuzk_cli_usage_error("bench prove", "--reps needs an integer in 1..1000");

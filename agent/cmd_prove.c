@@ -14,7 +14,7 @@
 
 static void prove_usage(FILE *out) {
   fprintf(out,
-          "Usage: cuzk prove --circuit NAME --params DIR|FILE --out FILE [--log-n N] [--public P]\n"
+          "Usage: cuzk prove --circuit NAME --params DIR|FILE --out FILE [--log-n N] [--num-public P]\n"
           "                  [--seed S] [--input FILE] [--trusted] [--require-secure] [--json]\n"
           "\n"
           "Synthesizes the circuit's witness, proves on the CPU and writes the 192-byte proof to\n"
@@ -22,7 +22,7 @@ static void prove_usage(FILE *out) {
           "FILE.public.json. The proof is verified before it is written.\n"
           "\n"
           "  --circuit NAME      registered circuit (see 'cuzk setup --help')\n"
-          "  --log-n, --public, --seed   circuit options, as given to 'cuzk setup'\n"
+          "  --log-n, --num-public, --seed   circuit options, as given to 'cuzk setup'\n"
           "  --params DIR|FILE   the .params file, or the directory 'cuzk setup' wrote\n"
           "  --input FILE        the circuit's input (e.g. a vanilla proof); synthetic takes none\n"
           "  --out FILE          where to write the proof\n"

@@ -12,7 +12,7 @@
 
 static void setup_usage(FILE *out) {
   fprintf(out,
-          "Usage: cuzk setup --circuit NAME --out DIR [--log-n N] [--public P] [--seed S]\n"
+          "Usage: cuzk setup --circuit NAME --out DIR [--log-n N] [--num-public P] [--seed S]\n"
           "                  [--insecure-seed N]\n"
           "\n"
           "Generates INSECURE Groth16 parameters (known toxic waste) for a circuit and writes\n"
@@ -24,7 +24,7 @@ static void setup_usage(FILE *out) {
   fprintf(out,
           "\n"
           "  --log-n N            size: Groth16 domain 2^N (synthetic; default 10)\n"
-          "  --public P           public inputs besides ONE (synthetic; default 4)\n"
+          "  --num-public P       public inputs besides ONE (synthetic; default 4)\n"
           "  --seed S             circuit shape/witness seed (synthetic; default 1)\n"
           "  --insecure-seed N    derive the toxic waste from N (reproducible); default: CSPRNG\n"
           "  --out DIR            output directory (created if missing)\n"

@@ -18,7 +18,7 @@ static void verify_usage(FILE *out) {
           "Verifies the proof (192 bytes per partition, concatenated) against the verifying key.\n"
           "\n"
           "  --params DIR|FILE  a .vk or .params file, or a directory holding one .vk (or name the\n"
-          "                     circuit with --circuit/--log-n/--public/--seed to pick its file)\n"
+          "                     circuit with --circuit/--log-n/--num-public/--seed to pick its file)\n"
           "  --proof FILE       the proof\n"
           "  --public FILE      public inputs as a JSON array of decimal strings (ONE excluded);\n"
           "                     for k partitions either k·n values in partition order or n values\n"

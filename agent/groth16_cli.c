@@ -38,7 +38,7 @@ int cuzk_g16_circuit_arg(const char *cmd, int argc, char **argv, int *i, cuzk_g1
   static const struct {
     const char *name;
     uint64_t lo, hi;
-  } nums[3] = {{"--log-n", 2, 30}, {"--public", 0, 1u << 20}, {"--seed", 0, UINT64_MAX}};
+  } nums[3] = {{"--log-n", 2, 30}, {"--num-public", 0, 1u << 20}, {"--seed", 0, UINT64_MAX}};
   const char *v;
   int m = cuzk_g16_opt(argc, argv, i, "--circuit", &v);
   if (m < 0) return cuzk_cli_usage_error(cmd, "--circuit needs a value") + 10;

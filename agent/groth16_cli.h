@@ -17,7 +17,7 @@ int cuzk_g16_opt(int argc, char **argv, int *i, const char *name, const char **v
 /* Parses a decimal unsigned integer in [lo, hi]; false on anything else. */
 bool cuzk_g16_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
-/* Circuit options from the common flags (--circuit, --log-n, --public, --seed). Returns 1 when
+/* Circuit options from the common flags (--circuit, --log-n, --num-public, --seed). Returns 1 when
  * argv[*i] was one of them (consumed), 0 when not, or CUZK_EXIT_USAGE (2) + 10 on a bad value
  * (after printing the error for `cmd`). */
 typedef struct {
