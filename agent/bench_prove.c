@@ -10,17 +10,18 @@
 #include "core/groth16/prove.h"
 #include "core/groth16/setup.h"
 #include "core/groth16/verify.h"
-#include "core/poly/par.h"
+#include "core/util/pool.h"
 #include "core/util/clock.h"
 
 static void bench_prove_usage(FILE *out) {
-  fprintf(out,
-          "Usage: cuzk bench prove [--backend cpu] [--log-n N] [--num-public P] [--reps R] [--json]\n"
-          "\n"
-          "Proves the synthetic circuit (domain 2^N, default 14) R times (default 1) on the CPU\n"
-          "after an insecure test setup, verifies each proof, and prints the best time per phase:\n"
-          "synth (witness), spmv, ntt (H), msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, epilogue, total.\n"
-          "Results are labelled synthetic.\n");
+  fprintf(
+      out,
+      "Usage: cuzk bench prove [--backend cpu] [--log-n N] [--num-public P] [--reps R] [--json]\n"
+      "\n"
+      "Proves the synthetic circuit (domain 2^N, default 14) R times (default 1) on the CPU\n"
+      "after an insecure test setup, verifies each proof, and prints the best time per phase:\n"
+      "synth (witness), spmv, ntt (H), msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, epilogue, total.\n"
+      "Results are labelled synthetic.\n");
 }
 
 static int bench_prove_run(int argc, char **argv) {
@@ -71,7 +72,8 @@ static int bench_prove_run(int argc, char **argv) {
     uint64_t ni, na;
     cuzk_groth16_timings_t tm = {0};
     t0 = cuzk_now_us();
-    if (cuzk_circuit_witness(&wi, &ni, &wa, &na, c, &o, NULL, 0, err, sizeof err) != CUZK_OK) goto fail;
+    if (cuzk_circuit_witness(&wi, &ni, &wa, &na, c, &o, NULL, 0, err, sizeof err) != CUZK_OK)
+      goto fail;
     tm.synth_us = cuzk_now_us() - t0;
     cuzk_groth16_proof_t pf;
     cuzk_err_t e = cuzk_groth16_prove(&pf, p, r, wi, ni, wa, na, NULL, &tm, err, sizeof err);
@@ -84,21 +86,26 @@ static int bench_prove_run(int argc, char **argv) {
     if (e != CUZK_OK) goto fail;
     if (tm.total_us + tm.synth_us < best.total_us + best.synth_us) best = tm;
   }
-  unsigned threads = cuzk__par_threads();
+  unsigned threads = cuzk_pool_global() ? cuzk_pool_size(cuzk_pool_global()) : 1;
   if (json) {
-    printf("{\"bench\":\"prove\",\"backend\":\"cpu\",\"circuit\":\"synthetic\",\"log_n\":%u,"
-           "\"constraints\":%llu,\"public\":%u,\"threads\":%u,\"reps\":%llu,\"record_ms\":%.1f,\"setup_ms\":%.1f,"
-           "\"synth_ms\":%.1f,\"spmv_ms\":%.1f,\"ntt_ms\":%.1f,\"msm_h_ms\":%.1f,\"msm_l_ms\":%.1f,"
-           "\"msm_a_ms\":%.1f,\"msm_b_g1_ms\":%.1f,\"msm_b_g2_ms\":%.1f,\"epilogue_ms\":%.1f,"
-           "\"prove_ms\":%.1f}\n",
-           o.log_n, (unsigned long long)cuzk_r1cs_num_constraints(r), o.num_public, threads,
-           (unsigned long long)reps, t_record / 1e3, t_setup / 1e3, best.synth_us / 1e3, best.spmv_us / 1e3,
-           best.ntt_us / 1e3, best.msm_h_us / 1e3, best.msm_l_us / 1e3, best.msm_a_us / 1e3,
-           best.msm_b_g1_us / 1e3, best.msm_b_g2_us / 1e3, best.epilogue_us / 1e3, best.total_us / 1e3);
+    printf(
+        "{\"bench\":\"prove\",\"backend\":\"cpu\",\"circuit\":\"synthetic\",\"log_n\":%u,"
+        "\"constraints\":%llu,\"public\":%u,\"threads\":%u,\"reps\":%llu,\"record_ms\":%.1f,"
+        "\"setup_ms\":%.1f,"
+        "\"synth_ms\":%.1f,\"spmv_ms\":%.1f,\"ntt_ms\":%.1f,\"msm_h_ms\":%.1f,\"msm_l_ms\":%.1f,"
+        "\"msm_a_ms\":%.1f,\"msm_b_g1_ms\":%.1f,\"msm_b_g2_ms\":%.1f,\"epilogue_ms\":%.1f,"
+        "\"prove_ms\":%.1f}\n",
+        o.log_n, (unsigned long long)cuzk_r1cs_num_constraints(r), o.num_public, threads,
+        (unsigned long long)reps, t_record / 1e3, t_setup / 1e3, best.synth_us / 1e3,
+        best.spmv_us / 1e3, best.ntt_us / 1e3, best.msm_h_us / 1e3, best.msm_l_us / 1e3,
+        best.msm_a_us / 1e3, best.msm_b_g1_us / 1e3, best.msm_b_g2_us / 1e3, best.epilogue_us / 1e3,
+        best.total_us / 1e3);
   } else {
-    printf("cpu prove, synthetic 2^%u (%llu constraints, %u public), %u threads, best of %llu\n", o.log_n,
-           (unsigned long long)cuzk_r1cs_num_constraints(r), o.num_public, threads, (unsigned long long)reps);
-    printf("  (record %.1f ms, insecure setup %.1f ms: not part of the proof)\n", t_record / 1e3, t_setup / 1e3);
+    printf("cpu prove, synthetic 2^%u (%llu constraints, %u public), %u threads, best of %llu\n",
+           o.log_n, (unsigned long long)cuzk_r1cs_num_constraints(r), o.num_public, threads,
+           (unsigned long long)reps);
+    printf("  (record %.1f ms, insecure setup %.1f ms: not part of the proof)\n", t_record / 1e3,
+           t_setup / 1e3);
     printf("  %-10s %10.1f ms\n", "synth", best.synth_us / 1e3);
     printf("  %-10s %10.1f ms\n", "spmv", best.spmv_us / 1e3);
     printf("  %-10s %10.1f ms\n", "ntt", best.ntt_us / 1e3);
@@ -108,7 +115,8 @@ static int bench_prove_run(int argc, char **argv) {
     printf("  %-10s %10.1f ms\n", "msm_b_g1", best.msm_b_g1_us / 1e3);
     printf("  %-10s %10.1f ms\n", "msm_b_g2", best.msm_b_g2_us / 1e3);
     printf("  %-10s %10.1f ms\n", "epilogue", best.epilogue_us / 1e3);
-    printf("  %-10s %10.1f ms (+ synth %.1f ms)\n", "prove", best.total_us / 1e3, best.synth_us / 1e3);
+    printf("  %-10s %10.1f ms (+ synth %.1f ms)\n", "prove", best.total_us / 1e3,
+           best.synth_us / 1e3);
   }
   rc = CUZK_EXIT_OK;
   goto done;

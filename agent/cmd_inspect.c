@@ -10,17 +10,18 @@
 #include "core/util/file.h"
 
 static void inspect_usage(FILE *out) {
-  fprintf(out,
-          "Usage: cuzk inspect params|vk|proof FILE [--json] [--snarkjs] [--trusted]\n"
-          "\n"
-          "Decodes a bellperson .params, .vk or proof file (192 bytes per partition), checks every\n"
-          "point (on curve, in the subgroup unless --trusted) and prints a summary.\n"
-          "\n"
-          "  --json      one JSON object\n"
-          "  --snarkjs   vk/proof: print the snarkjs JSON (curve bls12381) instead\n"
-          "  --trusted   skip subgroup checks (faster for large .params)\n"
-          "\n"
-          "Exit codes: 0 decoded, 1 invalid or unreadable file, 2 usage error.\n");
+  fprintf(
+      out,
+      "Usage: cuzk inspect params|vk|proof FILE [--json] [--snarkjs] [--trusted]\n"
+      "\n"
+      "Decodes a bellperson .params, .vk or proof file (192 bytes per partition), checks every\n"
+      "point (on curve, in the subgroup unless --trusted) and prints a summary.\n"
+      "\n"
+      "  --json      one JSON object\n"
+      "  --snarkjs   vk/proof: print the snarkjs JSON (curve bls12381) instead\n"
+      "  --trusted   skip subgroup checks (faster for large .params)\n"
+      "\n"
+      "Exit codes: 0 decoded, 1 invalid or unreadable file, 2 usage error.\n");
 }
 
 static void hex(char *out, const uint8_t *in, size_t n) {
@@ -46,7 +47,8 @@ static int inspect_run(int argc, char **argv) {
     else
       return cuzk_cli_usage_error("inspect", "unexpected argument '%s'", argv[i]);
   }
-  if (!what || !file) return cuzk_cli_usage_error("inspect", "need a kind (params, vk, proof) and a file");
+  if (!what || !file)
+    return cuzk_cli_usage_error("inspect", "need a kind (params, vk, proof) and a file");
   if (strcmp(what, "params") && strcmp(what, "vk") && strcmp(what, "proof"))
     return cuzk_cli_usage_error("inspect", "unknown kind '%s' (params, vk, proof)", what);
   if (snark && strcmp(what, "params") == 0)
@@ -77,7 +79,8 @@ static int inspect_run(int argc, char **argv) {
       }
       printf("%s\n", n > 1 ? "]" : "");
     } else {
-      printf(json ? "{\"kind\":\"proof\",\"bytes\":%zu,\"partitions\":%zu,\"proofs\":[" : "proof: %zu bytes, %zu partition(s)\n",
+      printf(json ? "{\"kind\":\"proof\",\"bytes\":%zu,\"partitions\":%zu,\"proofs\":["
+                  : "proof: %zu bytes, %zu partition(s)\n",
              len, n);
       for (size_t k = 0; k < n; k++) {
         char a[97], b[193], c[97];
@@ -127,22 +130,25 @@ static int inspect_run(int argc, char **argv) {
   }
   size_t ni = p->vk.n_ic;
   if (json)
-    printf("{\"kind\":\"params\",\"bytes\":%zu,\"insecure\":%s,\"public_inputs\":%zu,\"domain\":%zu,"
-           "\"h\":%zu,\"l\":%zu,\"a\":%zu,\"b_g1\":%zu,\"b_g2\":%zu,\"a_aux_density\":%zu,"
-           "\"digest\":\"%s\",\"subgroup_checked\":%s}\n",
-           cuzk_groth16_params_size(p), p->insecure ? "true" : "false", ni - 1, p->n_h + 1, p->n_h, p->n_l,
-           p->n_a, p->n_b_g1, p->n_b_g2, p->n_a >= ni ? p->n_a - ni : 0, digest, trusted ? "false" : "true");
+    printf(
+        "{\"kind\":\"params\",\"bytes\":%zu,\"insecure\":%s,\"public_inputs\":%zu,\"domain\":%zu,"
+        "\"h\":%zu,\"l\":%zu,\"a\":%zu,\"b_g1\":%zu,\"b_g2\":%zu,\"a_aux_density\":%zu,"
+        "\"digest\":\"%s\",\"subgroup_checked\":%s}\n",
+        cuzk_groth16_params_size(p), p->insecure ? "true" : "false", ni - 1, p->n_h + 1, p->n_h,
+        p->n_l, p->n_a, p->n_b_g1, p->n_b_g2, p->n_a >= ni ? p->n_a - ni : 0, digest,
+        trusted ? "false" : "true");
   else
-    printf("parameters: %zu bytes%s\n"
-           "  public inputs %zu (+ ONE), aux %zu, domain %zu\n"
-           "  h %zu, l %zu, a %zu (aux in A: %zu), b_g1 %zu, b_g2 %zu\n"
-           "  blake2b digest (parameters.json) %s; points %s\n",
-           cuzk_groth16_params_size(p), p->insecure ? ", INSECURE (test setup)" : "", ni - 1, p->n_l, p->n_h + 1,
-           p->n_h, p->n_l, p->n_a, p->n_a >= ni ? p->n_a - ni : 0, p->n_b_g1, p->n_b_g2, digest,
-           trusted ? "on curve (subgroup not checked)" : "on curve and in the subgroup");
+    printf(
+        "parameters: %zu bytes%s\n"
+        "  public inputs %zu (+ ONE), aux %zu, domain %zu\n"
+        "  h %zu, l %zu, a %zu (aux in A: %zu), b_g1 %zu, b_g2 %zu\n"
+        "  blake2b digest (parameters.json) %s; points %s\n",
+        cuzk_groth16_params_size(p), p->insecure ? ", INSECURE (test setup)" : "", ni - 1, p->n_l,
+        p->n_h + 1, p->n_h, p->n_l, p->n_a, p->n_a >= ni ? p->n_a - ni : 0, p->n_b_g1, p->n_b_g2,
+        digest, trusted ? "on curve (subgroup not checked)" : "on curve and in the subgroup");
   cuzk_groth16_params_free(p);
   return CUZK_EXIT_OK;
 }
 
-const cuzk_cmd_t cuzk_cmd_inspect = {"inspect", "summarize a .params, .vk or proof file", inspect_run,
-                                     inspect_usage};
+const cuzk_cmd_t cuzk_cmd_inspect = {"inspect", "summarize a .params, .vk or proof file",
+                                     inspect_run, inspect_usage};

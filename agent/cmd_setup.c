@@ -100,23 +100,26 @@ static int setup_run(int argc, char **argv) {
   uint64_t t3 = cuzk_now_us();
   if (rc == CUZK_EXIT_OK) {
     if (json)
-      printf("{\"circuit\":\"%s\",\"log_n\":%u,\"public\":%u,\"seed\":%llu,\"constraints\":%llu,"
-             "\"params\":\"%s\",\"vk\":\"%s\",\"params_bytes\":%zu,\"insecure\":true,"
-             "\"record_ms\":%.1f,\"setup_ms\":%.1f,\"write_ms\":%.1f}\n",
-             ca.circuit->name, ca.opts.log_n, ca.opts.num_public, (unsigned long long)ca.opts.seed,
-             (unsigned long long)cuzk_r1cs_num_constraints(r), ppath, vpath, cuzk_groth16_params_size(p),
-             (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3);
+      printf(
+          "{\"circuit\":\"%s\",\"log_n\":%u,\"public\":%u,\"seed\":%llu,\"constraints\":%llu,"
+          "\"params\":\"%s\",\"vk\":\"%s\",\"params_bytes\":%zu,\"insecure\":true,"
+          "\"record_ms\":%.1f,\"setup_ms\":%.1f,\"write_ms\":%.1f}\n",
+          ca.circuit->name, ca.opts.log_n, ca.opts.num_public, (unsigned long long)ca.opts.seed,
+          (unsigned long long)cuzk_r1cs_num_constraints(r), ppath, vpath,
+          cuzk_groth16_params_size(p), (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3);
     else
-      printf("wrote %s (%zu bytes)\nwrote %s\nINSECURE test parameters (marker %s.insecure)\n"
-             "constraints %llu, inputs %llu, aux %llu; record %.1f ms, setup %.1f ms, write %.1f ms\n",
-             ppath, cuzk_groth16_params_size(p), vpath, ppath,
-             (unsigned long long)cuzk_r1cs_num_constraints(r), (unsigned long long)cuzk_r1cs_num_inputs(r),
-             (unsigned long long)cuzk_r1cs_num_aux(r), (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3);
+      printf(
+          "wrote %s (%zu bytes)\nwrote %s\nINSECURE test parameters (marker %s.insecure)\n"
+          "constraints %llu, inputs %llu, aux %llu; record %.1f ms, setup %.1f ms, write %.1f ms\n",
+          ppath, cuzk_groth16_params_size(p), vpath, ppath,
+          (unsigned long long)cuzk_r1cs_num_constraints(r),
+          (unsigned long long)cuzk_r1cs_num_inputs(r), (unsigned long long)cuzk_r1cs_num_aux(r),
+          (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3);
   }
   cuzk_groth16_params_free(p);
   cuzk_r1cs_free(r);
   return rc;
 }
 
-const cuzk_cmd_t cuzk_cmd_setup = {"setup", "generate insecure test Groth16 parameters for a circuit",
-                                   setup_run, setup_usage};
+const cuzk_cmd_t cuzk_cmd_setup = {
+    "setup", "generate insecure test Groth16 parameters for a circuit", setup_run, setup_usage};

@@ -11,21 +11,22 @@
 #include "core/util/file.h"
 
 static void verify_usage(FILE *out) {
-  fprintf(out,
-          "Usage: cuzk verify --params DIR|FILE --proof FILE [--public FILE] [--circuit NAME ...]\n"
-          "                   [--json]\n"
-          "\n"
-          "Verifies the proof (192 bytes per partition, concatenated) against the verifying key.\n"
-          "\n"
-          "  --params DIR|FILE  a .vk or .params file, or a directory holding one .vk (or name the\n"
-          "                     circuit with --circuit/--log-n/--num-public/--seed to pick its file)\n"
-          "  --proof FILE       the proof\n"
-          "  --public FILE      public inputs as a JSON array of decimal strings (ONE excluded);\n"
-          "                     for k partitions either k·n values in partition order or n values\n"
-          "                     shared by all. Default: <proof>.public.json\n"
-          "  --json             print the verdict as one JSON object\n"
-          "\n"
-          "Exit codes: 0 the proof is valid, 1 invalid (or unreadable), 2 usage error.\n");
+  fprintf(
+      out,
+      "Usage: cuzk verify --params DIR|FILE --proof FILE [--public FILE] [--circuit NAME ...]\n"
+      "                   [--json]\n"
+      "\n"
+      "Verifies the proof (192 bytes per partition, concatenated) against the verifying key.\n"
+      "\n"
+      "  --params DIR|FILE  a .vk or .params file, or a directory holding one .vk (or name the\n"
+      "                     circuit with --circuit/--log-n/--num-public/--seed to pick its file)\n"
+      "  --proof FILE       the proof\n"
+      "  --public FILE      public inputs as a JSON array of decimal strings (ONE excluded);\n"
+      "                     for k partitions either k·n values in partition order or n values\n"
+      "                     shared by all. Default: <proof>.public.json\n"
+      "  --json             print the verdict as one JSON object\n"
+      "\n"
+      "Exit codes: 0 the proof is valid, 1 invalid (or unreadable), 2 usage error.\n");
 }
 
 static bool ends_with(const char *s, const char *suf) {
@@ -100,7 +101,9 @@ static int verify_run(int argc, char **argv) {
   }
   size_t per = key->n_ic - 1;
   if (npub != per && npub != per * nproofs) {
-    fprintf(stderr, "cuzk verify: %s holds %zu public inputs; the key expects %zu per partition (%zu partitions)\n",
+    fprintf(stderr,
+            "cuzk verify: %s holds %zu public inputs; the key expects %zu per partition (%zu "
+            "partitions)\n",
             pub, npub, per, nproofs);
     goto report;
   }
@@ -123,9 +126,10 @@ static int verify_run(int argc, char **argv) {
   }
 report:
   if (json)
-    printf("{\"valid\":%s,\"partitions\":%zu,\"public_inputs\":%zu,\"vk\":\"%s\",\"reason\":\"%s\"}\n",
-           rc == CUZK_EXIT_OK ? "true" : "false", nproofs, key->n_ic ? key->n_ic - 1 : 0, kpath,
-           rc == CUZK_EXIT_OK ? "" : cuzk_err_name(e));
+    printf(
+        "{\"valid\":%s,\"partitions\":%zu,\"public_inputs\":%zu,\"vk\":\"%s\",\"reason\":\"%s\"}\n",
+        rc == CUZK_EXIT_OK ? "true" : "false", nproofs, key->n_ic ? key->n_ic - 1 : 0, kpath,
+        rc == CUZK_EXIT_OK ? "" : cuzk_err_name(e));
   else
     printf("%s: %s (%zu partition%s)\n", proof, verdict, nproofs, nproofs == 1 ? "" : "s");
 done:
@@ -140,5 +144,5 @@ done:
   return rc;
 }
 
-const cuzk_cmd_t cuzk_cmd_verify = {"verify", "verify a Groth16 proof (exit 0 valid, 1 invalid)", verify_run,
-                                    verify_usage};
+const cuzk_cmd_t cuzk_cmd_verify = {"verify", "verify a Groth16 proof (exit 0 valid, 1 invalid)",
+                                    verify_run, verify_usage};

@@ -34,7 +34,8 @@ bool cuzk_g16_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) 
   return true;
 }
 
-int cuzk_g16_circuit_arg(const char *cmd, int argc, char **argv, int *i, cuzk_g16_circuit_args_t *a) {
+int cuzk_g16_circuit_arg(const char *cmd, int argc, char **argv, int *i,
+                         cuzk_g16_circuit_args_t *a) {
   static const struct {
     const char *name;
     uint64_t lo, hi;
@@ -92,8 +93,8 @@ bool cuzk_g16_resolve(char *buf, size_t size, const char *params, const char *ex
     cuzk_circuit_file_stem(stem, sizeof stem, ca->circuit, &ca->opts);
     snprintf(buf, size, "%s/%s%s", params, stem, ext);
     if (stat(buf, &st) != 0) {
-      fprintf(stderr, "cuzk %s: %s: %s (run 'cuzk setup' with the same circuit options)\n", cmd, buf,
-              strerror(errno));
+      fprintf(stderr, "cuzk %s: %s: %s (run 'cuzk setup' with the same circuit options)\n", cmd,
+              buf, strerror(errno));
       return false;
     }
     return true;
@@ -114,8 +115,8 @@ bool cuzk_g16_resolve(char *buf, size_t size, const char *params, const char *ex
   }
   closedir(d);
   if (found != 1) {
-    fprintf(stderr, "cuzk %s: %s holds %d %s files; name the circuit (--circuit ...) or the file\n", cmd,
-            params, found, ext);
+    fprintf(stderr, "cuzk %s: %s holds %d %s files; name the circuit (--circuit ...) or the file\n",
+            cmd, params, found, ext);
     return false;
   }
   return true;

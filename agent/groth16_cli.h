@@ -25,7 +25,8 @@ typedef struct {
   cuzk_circuit_opts_t opts;
   bool have_log_n, have_public, have_seed;
 } cuzk_g16_circuit_args_t;
-int cuzk_g16_circuit_arg(const char *cmd, int argc, char **argv, int *i, cuzk_g16_circuit_args_t *a);
+int cuzk_g16_circuit_arg(const char *cmd, int argc, char **argv, int *i,
+                         cuzk_g16_circuit_args_t *a);
 /* Applies the circuit's defaults to options not given. */
 void cuzk_g16_circuit_finish(cuzk_g16_circuit_args_t *a);
 

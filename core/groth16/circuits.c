@@ -24,8 +24,8 @@ static cuzk_err_t synthetic_synth(cuzk_cs_t *cs, const cuzk_circuit_opts_t *o, c
   if (((uint64_t)o->num_public + 2) * 2 > (1ull << o->log_n))
     return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "%u public inputs do not fit 2^%u",
                      o->num_public, o->log_n);
-  cuzk_synthetic_params_t p = {cuzk_synthetic_constraints_for_log(o->log_n, o->num_public), o->num_public,
-                               o->seed};
+  cuzk_synthetic_params_t p = {cuzk_synthetic_constraints_for_log(o->log_n, o->num_public),
+                               o->num_public, o->seed};
   return cuzk_synthetic_build(cs, &p, errstr, errstr_size);
 }
 
@@ -50,7 +50,8 @@ const cuzk_circuit_t *cuzk_circuit_find(const char *name) {
   return NULL;
 }
 
-void cuzk_circuit_file_stem(char *buf, size_t size, const cuzk_circuit_t *c, const cuzk_circuit_opts_t *o) {
+void cuzk_circuit_file_stem(char *buf, size_t size, const cuzk_circuit_t *c,
+                            const cuzk_circuit_opts_t *o) {
   char id[512];
   int n = c->identifier(id, sizeof id, o);
   if (n < 0) n = 0;
@@ -63,8 +64,8 @@ void cuzk_circuit_file_stem(char *buf, size_t size, const cuzk_circuit_t *c, con
   snprintf(buf, size, "v28-cuzk-%s-%s", c->name, hex);
 }
 
-cuzk_err_t cuzk_circuit_record(cuzk_r1cs_t **out, const cuzk_circuit_t *c, const cuzk_circuit_opts_t *o,
-                               char *errstr, size_t errstr_size) {
+cuzk_err_t cuzk_circuit_record(cuzk_r1cs_t **out, const cuzk_circuit_t *c,
+                               const cuzk_circuit_opts_t *o, char *errstr, size_t errstr_size) {
   *out = NULL;
   cuzk_cs_t *cs = cuzk_cs_new(CUZK_CS_RECORD, errstr, errstr_size);
   if (!cs) return CUZK_ERR_NOMEM;
@@ -74,9 +75,10 @@ cuzk_err_t cuzk_circuit_record(cuzk_r1cs_t **out, const cuzk_circuit_t *c, const
   return e;
 }
 
-cuzk_err_t cuzk_circuit_witness(cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux, uint64_t *n_aux,
-                                const cuzk_circuit_t *c, const cuzk_circuit_opts_t *o,
-                                const uint8_t *input, size_t input_len, char *errstr, size_t errstr_size) {
+cuzk_err_t cuzk_circuit_witness(cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
+                                uint64_t *n_aux, const cuzk_circuit_t *c,
+                                const cuzk_circuit_opts_t *o, const uint8_t *input,
+                                size_t input_len, char *errstr, size_t errstr_size) {
   *inputs = *aux = NULL;
   *n_inputs = *n_aux = 0;
   cuzk_cs_t *cs = cuzk_cs_new(CUZK_CS_WITNESS, errstr, errstr_size);

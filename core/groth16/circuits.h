@@ -43,14 +43,16 @@ extern const cuzk_circuit_t *const cuzk_circuits[];
 const cuzk_circuit_t *cuzk_circuit_find(const char *name);
 
 /* "v28-cuzk-<name>-<64 hex digits>" into buf (>= 128 bytes). */
-void cuzk_circuit_file_stem(char *buf, size_t size, const cuzk_circuit_t *c, const cuzk_circuit_opts_t *o);
+void cuzk_circuit_file_stem(char *buf, size_t size, const cuzk_circuit_t *c,
+                            const cuzk_circuit_opts_t *o);
 
 /* Record mode: the constraint matrices (caller frees *out). */
-cuzk_err_t cuzk_circuit_record(cuzk_r1cs_t **out, const cuzk_circuit_t *c, const cuzk_circuit_opts_t *o,
-                               char *errstr, size_t errstr_size);
+cuzk_err_t cuzk_circuit_record(cuzk_r1cs_t **out, const cuzk_circuit_t *c,
+                               const cuzk_circuit_opts_t *o, char *errstr, size_t errstr_size);
 /* Witness mode: the inputs (ONE first) and aux values, malloc'd (caller frees both). */
-cuzk_err_t cuzk_circuit_witness(cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux, uint64_t *n_aux,
-                                const cuzk_circuit_t *c, const cuzk_circuit_opts_t *o,
-                                const uint8_t *input, size_t input_len, char *errstr, size_t errstr_size);
+cuzk_err_t cuzk_circuit_witness(cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
+                                uint64_t *n_aux, const cuzk_circuit_t *c,
+                                const cuzk_circuit_opts_t *o, const uint8_t *input,
+                                size_t input_len, char *errstr, size_t errstr_size);
 
 #endif

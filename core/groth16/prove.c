@@ -21,9 +21,10 @@ static size_t gather(cuzk_fr_t *dst, const cuzk_fr_t *inputs, uint64_t ni, const
 }
 
 cuzk_err_t cuzk_groth16_prove_start(cuzk_groth16_msm_t *out, const cuzk_groth16_params_t *p,
-                                    const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
-                                    const cuzk_fr_t *aux, uint64_t n_aux,
-                                    cuzk_groth16_timings_t *timings, char *errstr, size_t errstr_size) {
+                                    const cuzk_r1cs_t *r, const cuzk_fr_t *inputs,
+                                    uint64_t n_inputs, const cuzk_fr_t *aux, uint64_t n_aux,
+                                    cuzk_groth16_timings_t *timings, char *errstr,
+                                    size_t errstr_size) {
   assert(out && p && r && inputs);
   cuzk_groth16_timings_t tm_local;
   cuzk_groth16_timings_t *tm = timings ? timings : &tm_local;
@@ -34,10 +35,11 @@ cuzk_err_t cuzk_groth16_prove_start(cuzk_groth16_msm_t *out, const cuzk_groth16_
 
   if (n_inputs != cuzk_r1cs_num_inputs(r) || n_aux != cuzk_r1cs_num_aux(r) ||
       !cuzk_fr_is_one(&inputs[0]))
-    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,
-                     "witness has %llu inputs and %llu aux, the circuit %llu and %llu (input 0 must be 1)",
-                     (unsigned long long)n_inputs, (unsigned long long)n_aux,
-                     (unsigned long long)cuzk_r1cs_num_inputs(r), (unsigned long long)cuzk_r1cs_num_aux(r));
+    return cuzk_errf(
+        CUZK_ERR_INVALID_ARG, errstr, errstr_size,
+        "witness has %llu inputs and %llu aux, the circuit %llu and %llu (input 0 must be 1)",
+        (unsigned long long)n_inputs, (unsigned long long)n_aux,
+        (unsigned long long)cuzk_r1cs_num_inputs(r), (unsigned long long)cuzk_r1cs_num_aux(r));
   cuzk_err_t e = cuzk_groth16_params_match(p, r, errstr, errstr_size);
   if (e != CUZK_OK) return e;
 
@@ -90,8 +92,8 @@ cuzk_err_t cuzk_groth16_prove_start(cuzk_groth16_msm_t *out, const cuzk_groth16_
   if (e != CUZK_OK) goto nomem;
 
   t0 = cuzk_now_us();
-  k = gather(sc, inputs, n_inputs, cuzk_r1cs_density(r, CUZK_R1CS_DENSITY_B_INPUT, NULL), aux, n_aux,
-             cuzk_r1cs_density(r, CUZK_R1CS_DENSITY_B_AUX, NULL));
+  k = gather(sc, inputs, n_inputs, cuzk_r1cs_density(r, CUZK_R1CS_DENSITY_B_INPUT, NULL), aux,
+             n_aux, cuzk_r1cs_density(r, CUZK_R1CS_DENSITY_B_AUX, NULL));
   assert(k == p->n_b_g1 && k == p->n_b_g2);
   e = cuzk_g1_msm(&out->b_g1, p->b_g1, sc, k);
   tm->msm_b_g1_us = cuzk_now_us() - t0;
@@ -112,8 +114,8 @@ done:
 }
 
 void cuzk_groth16_prove_finish(cuzk_groth16_proof_t *proof, const cuzk_groth16_vk_t *vk,
-                               const cuzk_groth16_msm_t *msm, const cuzk_fr_t *r, const cuzk_fr_t *s,
-                               cuzk_groth16_timings_t *timings) {
+                               const cuzk_groth16_msm_t *msm, const cuzk_fr_t *r,
+                               const cuzk_fr_t *s, cuzk_groth16_timings_t *timings) {
   assert(proof && vk && msm && r && s);
   uint64_t t0 = cuzk_now_us();
   cuzk_g1_t alpha1, beta1, delta1, ga, gb1, gc, t;

@@ -42,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 3: {
       cuzk_groth16_vk_t vk;
       size_t used = 0;
-      if (cuzk_groth16_vk_decode(&vk, buf, n, (sel & 1) ? &used : NULL, flags, err, sizeof err) == CUZK_OK) {
+      if (cuzk_groth16_vk_decode(&vk, buf, n, (sel & 1) ? &used : NULL, flags, err, sizeof err) ==
+          CUZK_OK) {
         if (used > n) abort();
         cuzk_groth16_vk_clear(&vk);
       }

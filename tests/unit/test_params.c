@@ -30,7 +30,8 @@ static int group_setup(void **state) {
   cuzk_fr_from_u64(&a, 11);
   cuzk_fr_from_u64(&b, 13);
   cuzk_fr_mul(&c, &a, &b);
-  cuzk_var_t va = cuzk_cs_alloc_aux(cs, &a), vb = cuzk_cs_alloc_aux(cs, &b), vc = cuzk_cs_alloc_input(cs, &c);
+  cuzk_var_t va = cuzk_cs_alloc_aux(cs, &a), vb = cuzk_cs_alloc_aux(cs, &b),
+             vc = cuzk_cs_alloc_input(cs, &c);
   cuzk_lc_t la, lb, lc;
   cuzk_lc_init(&la), cuzk_lc_init(&lb), cuzk_lc_init(&lc);
   cuzk_lc_add(&la, va), cuzk_lc_add(&lb, vb), cuzk_lc_add(&lc, vc);
@@ -149,33 +150,40 @@ static void test_subgroup_and_infinity(void **state) {
   memset(copy + ic1, 0, 96);
   copy[ic1 + 95] = 2;
   cuzk_groth16_params_t *q;
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err), CUZK_ERR_NOT_IN_SUBGROUP);
+  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err),
+                   CUZK_ERR_NOT_IN_SUBGROUP);
   assert_non_null(strstr(err, "ic[1]"));
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, CUZK_GROTH16_TRUSTED, err, sizeof err), CUZK_OK);
+  assert_int_equal(
+      cuzk_groth16_params_decode(&q, copy, PLEN, CUZK_GROTH16_TRUSTED, err, sizeof err), CUZK_OK);
   cuzk_groth16_params_free(q);
   /* same in the first h point */
   size_t h0 = VLEN + 4;
   memcpy(copy, PBUF, PLEN);
   memset(copy + h0, 0, 96);
   copy[h0 + 95] = 2;
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err), CUZK_ERR_NOT_IN_SUBGROUP);
+  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err),
+                   CUZK_ERR_NOT_IN_SUBGROUP);
   /* infinity (0x40 then zeros) in h and in ic */
   memset(copy + h0, 0, 96);
   copy[h0] = 0x40;
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err), CUZK_ERR_BAD_PARAMS);
+  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err),
+                   CUZK_ERR_BAD_PARAMS);
   memcpy(copy, PBUF, PLEN);
   memset(copy + ic1, 0, 96);
   copy[ic1] = 0x40;
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err), CUZK_ERR_BAD_PARAMS);
+  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err),
+                   CUZK_ERR_BAD_PARAMS);
   /* a coordinate >= p */
   memcpy(copy, PBUF, PLEN);
   memset(copy + h0, 0xff, 48);
   copy[h0] = 0x1f;
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err), CUZK_ERR_NON_CANONICAL);
+  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err),
+                   CUZK_ERR_NON_CANONICAL);
   /* compression flag in an uncompressed file */
   memcpy(copy, PBUF, PLEN);
   copy[h0] |= 0x80;
-  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err), CUZK_ERR_BAD_FLAGS);
+  assert_int_equal(cuzk_groth16_params_decode(&q, copy, PLEN, 0, err, sizeof err),
+                   CUZK_ERR_BAD_FLAGS);
   free(copy);
 }
 
@@ -194,7 +202,8 @@ static void test_bit_flips(void **state) {
       copy[x % PLEN] ^= (uint8_t)(1u << ((x >> 32) & 7));
     }
     cuzk_groth16_params_t *q;
-    cuzk_err_t e = cuzk_groth16_params_decode(&q, copy, PLEN, it % 4 == 0 ? CUZK_GROTH16_TRUSTED : 0, err, sizeof err);
+    cuzk_err_t e = cuzk_groth16_params_decode(
+        &q, copy, PLEN, it % 4 == 0 ? CUZK_GROTH16_TRUSTED : 0, err, sizeof err);
     if (e == CUZK_OK) {
       ok++;
       cuzk_groth16_params_free(q);
@@ -209,7 +218,8 @@ static void test_bit_flips(void **state) {
   /* proofs: a flipped proof either fails to decode or fails to verify */
   cuzk_groth16_proof_t pf;
   char e2[256];
-  assert_int_equal(cuzk_groth16_prove(&pf, P, R, IN, NIN, AUX, NAUX, NULL, NULL, e2, sizeof e2), CUZK_OK);
+  assert_int_equal(cuzk_groth16_prove(&pf, P, R, IN, NIN, AUX, NAUX, NULL, NULL, e2, sizeof e2),
+                   CUZK_OK);
   uint8_t enc[192], bad[192];
   cuzk_groth16_proof_encode(enc, &pf);
   cuzk_groth16_pvk_t *pvk = cuzk_groth16_pvk_new(&P->vk, NULL, 0);
@@ -236,18 +246,21 @@ static void test_public_json(void **state) {
   assert_int_equal(cuzk_snarkjs_public_parse(&v, &n, "[]"), CUZK_OK);
   assert_int_equal(n, 0);
   free(v);
-  static const char *const bad[] = {"", "[", "[\"1\"", "[\"1\",]", "[1]", "[\"\"]", "[\"1\"] x",
-                                    "{\"a\":1}", "[\"0x1\"]", "[\"1\" \"2\"]"};
+  static const char *const bad[] = {
+      "",       "[",         "[\"1\"",    "[\"1\",]",  "[1]",
+      "[\"\"]", "[\"1\"] x", "{\"a\":1}", "[\"0x1\"]", "[\"1\" \"2\"]"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_equal(cuzk_snarkjs_public_parse(&v, &n, bad[i]), CUZK_ERR_PARSE);
-  assert_int_equal(cuzk_snarkjs_public_parse(
-                       &v, &n, "[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]"),
-                   CUZK_ERR_NON_CANONICAL);
+  assert_int_equal(
+      cuzk_snarkjs_public_parse(
+          &v, &n,
+          "[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]"),
+      CUZK_ERR_NON_CANONICAL);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_truncations),   cmocka_unit_test(test_length_prefixes),
+      cmocka_unit_test(test_truncations),           cmocka_unit_test(test_length_prefixes),
       cmocka_unit_test(test_subgroup_and_infinity), cmocka_unit_test(test_bit_flips),
       cmocka_unit_test(test_public_json),
   };
