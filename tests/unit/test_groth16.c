@@ -202,6 +202,25 @@ static void test_split_and_fixed_rs(void **state) {
   cuzk_groth16_proof_encode(e2, &p2);
   assert_memory_equal(e1, e2, 192);
   assert_true(tm.total_us >= tm.msm_h_us);
+  /* the engine path: SpMV into caller buffers, then prove_start_abc */
+  {
+    uint64_t n = cuzk_r1cs_domain_size(c.r);
+    cuzk_fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *cc = malloc(n * sizeof *cc);
+    assert_int_equal(cuzk_r1cs_spmv(c.r, c.in, c.n_in, c.aux, c.n_aux, a, b, cc, n), CUZK_OK);
+    cuzk_groth16_msm_t m2;
+    assert_int_equal(cuzk_groth16_prove_start_abc(&m2, p, c.r, c.in, c.n_in, c.aux, c.n_aux, a, b,
+                                                  cc, n, NULL, err, sizeof err),
+                     CUZK_OK);
+    assert_int_equal(cuzk_groth16_prove_start_abc(&m2, p, c.r, c.in, c.n_in, c.aux, c.n_aux, a, b,
+                                                  cc, n / 2, NULL, err, sizeof err),
+                     CUZK_ERR_INVALID_ARG);
+    cuzk_groth16_proof_t p4;
+    cuzk_groth16_prove_finish(&p4, &p->vk, &m2, &rs[0], &rs[1], NULL);
+    uint8_t e4[192];
+    cuzk_groth16_proof_encode(e4, &p4);
+    assert_memory_equal(e1, e4, 192);
+    free(a), free(b), free(cc);
+  }
   /* different r, s: different bytes, still valid */
   prove_ok(&p3, p, &c, NULL);
   cuzk_groth16_proof_encode(e3, &p3);
