@@ -4,8 +4,20 @@
 #ifndef CUZK_FF_INLINE_H
 #define CUZK_FF_INLINE_H
 
+#include "core/ff/ff_internal.h"
 #include "core/ff/fp2.h"
 #include "core/ff/mont.h"
+
+/* cuzk_fp_mul without the extra call level: straight to the selected product. */
+CUZK__INLINE void cuzk__fp_mul_i(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+#if CUZK__FF_HAVE_ADX_PATH
+  if (cuzk__ff_use_adx) {
+    cuzk__fp_mul_adx(out->l, a->l, b->l);
+    return;
+  }
+#endif
+  cuzk_fp_mul_portable(out, a, b);
+}
 
 CUZK__INLINE void cuzk__fp_add_i(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
   cuzk__mont_add(out->l, a->l, b->l, CUZK_FP_MODULUS, CUZK_FP_LIMBS);

@@ -44,19 +44,19 @@ void cuzk_fp2_conj(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
 /* Karatsuba: (a0 + a1·u)(b0 + b1·u) = (a0·b0 - a1·b1) + ((a0 + a1)(b0 + b1) - a0·b0 - a1·b1)·u */
 void cuzk_fp2_mul(cuzk_fp2_t *out, const cuzk_fp2_t *a, const cuzk_fp2_t *b) {
   cuzk_fp_t t0, t1, s0, s1;
-  cuzk_fp_mul(&t0, &a->c0, &b->c0);
-  cuzk_fp_mul(&t1, &a->c1, &b->c1);
+  cuzk__fp_mul_i(&t0, &a->c0, &b->c0);
+  cuzk__fp_mul_i(&t1, &a->c1, &b->c1);
   cuzk__fp_add_i(&s0, &a->c0, &a->c1);
   cuzk__fp_add_i(&s1, &b->c0, &b->c1);
-  cuzk_fp_mul(&s0, &s0, &s1);
+  cuzk__fp_mul_i(&s0, &s0, &s1);
   cuzk__fp_sub_i(&s0, &s0, &t0);
   cuzk__fp_sub_i(&out->c1, &s0, &t1);
   cuzk__fp_sub_i(&out->c0, &t0, &t1);
 }
 
 void cuzk_fp2_mul_fp(cuzk_fp2_t *out, const cuzk_fp2_t *a, const cuzk_fp_t *b) {
-  cuzk_fp_mul(&out->c0, &a->c0, b);
-  cuzk_fp_mul(&out->c1, &a->c1, b);
+  cuzk__fp_mul_i(&out->c0, &a->c0, b);
+  cuzk__fp_mul_i(&out->c1, &a->c1, b);
 }
 
 /* (a0 + a1·u)^2 = (a0 + a1)(a0 - a1) + 2·a0·a1·u */
@@ -64,8 +64,8 @@ void cuzk_fp2_sqr(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   cuzk_fp_t s, d, m;
   cuzk__fp_add_i(&s, &a->c0, &a->c1);
   cuzk__fp_sub_i(&d, &a->c0, &a->c1);
-  cuzk_fp_mul(&m, &a->c0, &a->c1);
-  cuzk_fp_mul(&out->c0, &s, &d);
+  cuzk__fp_mul_i(&m, &a->c0, &a->c1);
+  cuzk__fp_mul_i(&out->c0, &s, &d);
   cuzk__fp_add_i(&out->c1, &m, &m);
 }
 

@@ -1,6 +1,7 @@
 #include "core/pairing/pairing.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* |x| = 0xd201000000010000; x itself is negative. */
@@ -194,7 +195,8 @@ bool cuzk_pairing_check_prepared(const cuzk_g1_affine_t *p, const cuzk_g2_prepar
 bool cuzk_pairing_check(const cuzk_g1_affine_t *p, const cuzk_g2_affine_t *q, size_t n) {
   assert(n == 0 || (p && q));
   cuzk_fp12_t f = CUZK_FP12_ONE, e;
-  cuzk_g2_prepared_t *prep = n > 1 ? malloc(n * sizeof *prep) : NULL;
+  cuzk_g2_prepared_t *prep =
+      n > 1 && n <= SIZE_MAX / sizeof *prep ? malloc(n * sizeof *prep) : NULL;
   if (prep) {
     for (size_t i = 0; i < n; i++) cuzk_pairing_g2_prepare(&prep[i], &q[i]);
     cuzk_pairing_miller_loop(&f, p, prep, n);

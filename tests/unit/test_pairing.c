@@ -153,6 +153,18 @@ static void test_pairing_check(void **state) {
   }
   assert_true(cuzk_pairing_check(P, Q, 4));
   assert_true(cuzk_pairing_check(P, Q, 0));
+  {
+    /* a pair with Q at infinity changes nothing */
+    cuzk_g1_affine_t P5[5];
+    cuzk_g2_affine_t Q5[5];
+    memcpy(P5, P, sizeof P);
+    memcpy(Q5, Q, sizeof Q);
+    cuzk_g1_affine_generator(&P5[4]);
+    cuzk_g2_affine_set_infinity(&Q5[4]);
+    assert_true(cuzk_pairing_check(P5, Q5, 5));
+    cuzk_g2_affine_generator(&Q5[4]);
+    assert_false(cuzk_pairing_check(P5, Q5, 5));
+  }
   cuzk_g2_prepared_t *prep = malloc(4 * sizeof *prep);
   for (int i = 0; i < 4; i++) cuzk_pairing_g2_prepare(&prep[i], &Q[i]);
   assert_true(cuzk_pairing_check_prepared(P, prep, 4));
