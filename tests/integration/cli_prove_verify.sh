@@ -29,6 +29,11 @@ expect 2 "$BIN" bench prove --backend gpu
 
 expect 0 "$BIN" setup --circuit synthetic --log-n 10 --num-public 3 --out "$D/params" --insecure-seed 7
 ls "$D"/params/*.params.insecure >/dev/null || fail "no insecure marker"
+# --insecure-seed is reproducible: a second setup with the same seed writes the same bytes
+expect 0 "$BIN" setup --circuit synthetic --log-n 10 --num-public 3 --out "$D/again" --insecure-seed 7
+cmp -s "$D"/params/*.params "$D"/again/*.params || fail "same --insecure-seed, different .params"
+expect 0 "$BIN" setup --circuit synthetic --log-n 10 --num-public 3 --out "$D/other" --insecure-seed 8
+cmp -s "$D"/params/*.params "$D"/other/*.params && fail "different --insecure-seed, same .params"
 expect 0 "$BIN" prove --circuit synthetic --log-n 10 --num-public 3 --params "$D/params" --out "$D/p"
 grep -q "insecure" "$D/err" || fail "prove did not warn about insecure parameters"
 expect 1 "$BIN" prove --circuit synthetic --log-n 10 --num-public 3 --params "$D/params" --out "$D/q" --require-secure
