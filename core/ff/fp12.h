@@ -13,7 +13,8 @@ extern const cuzk_fp12_t CUZK_FP12_ONE;
 void cuzk_fp12_mul(cuzk_fp12_t *out, const cuzk_fp12_t *a, const cuzk_fp12_t *b);
 void cuzk_fp12_sqr(cuzk_fp12_t *out, const cuzk_fp12_t *a);
 void cuzk_fp12_inv(cuzk_fp12_t *out, const cuzk_fp12_t *a);
-void cuzk_fp12_conj(cuzk_fp12_t *out, const cuzk_fp12_t *a); /* a^(p^6): the inverse on the cyclotomic subgroup */
+/* a^(p^6): the inverse on the cyclotomic subgroup */
+void cuzk_fp12_conj(cuzk_fp12_t *out, const cuzk_fp12_t *a);
 void cuzk_fp12_frobenius(cuzk_fp12_t *out, const cuzk_fp12_t *a, unsigned power);
 /* Squaring valid only for elements of the cyclotomic subgroup (after the easy part of the
  * final exponentiation); Granger–Scott. */
