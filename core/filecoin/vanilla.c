@@ -115,10 +115,15 @@ static cuzk_err_t rd_count(rd_t *r, uint64_t *n, size_t min_size, const char *fi
   size_t at = r->pos;
   cuzk_err_t e = rd_u64(r, n, field);
   if (e != CUZK_OK) return e;
-  if (*n > remaining(r) / min_size)
-    return cuzk_errf(CUZK_ERR_TOO_LARGE, r->errstr, r->errstr_size,
+  if (*n > remaining(r) / min_size) {
+    /* A count that no input within the size limit could hold is TOO_LARGE; one that merely
+     * runs past this input's end is TRUNCATED. */
+    cuzk_err_t code = *n > CUZK_VANILLA_MAX_BYTES / min_size ? CUZK_ERR_TOO_LARGE
+                                                             : CUZK_ERR_TRUNCATED;
+    return cuzk_errf(code, r->errstr, r->errstr_size,
                      "vanilla proof: %s at offset %zu declares %llu items, only %zu bytes remain",
                      field, at, (unsigned long long)*n, remaining(r));
+  }
   return CUZK_OK;
 }
 
