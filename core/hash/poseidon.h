@@ -44,8 +44,13 @@ int cuzk_poseidon_arity_supported(unsigned arity);
  * when the first generation could not allocate. */
 const cuzk_poseidon_params_t *cuzk_poseidon_params(unsigned arity);
 
-/* Permutes state[0..width) in place. */
+/* Permutes state[0..width) in place: the textbook round structure (reference, and the form the
+ * R1CS gadget follows). */
 void cuzk_poseidon_permute(const cuzk_poseidon_params_t *p, cuzk_fr_t *state);
+
+/* The same permutation with sparse partial-round matrices (about 3x fewer multiplications);
+ * `p` must come from cuzk_poseidon_params. The hash functions below use this one. */
+void cuzk_poseidon_permute_fast(const cuzk_poseidon_params_t *p, cuzk_fr_t *state);
 
 /* out = state[1] of the permutation of [tag, in[0..arity)]. Asserts a supported arity. */
 void cuzk_poseidon_hash_tagged(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *tag,
