@@ -32,11 +32,23 @@ static char *run(int *rc, int argc, char **argv) {
   return (char *)buf;
 }
 
-#define RUN(rc, ...)                                   \
-  ({                                                   \
-    char *argv_[] = {"cuzk", __VA_ARGS__};             \
-    run(&(rc), (int)(sizeof argv_ / sizeof argv_[0]), argv_); \
-  })
+/* Runs `cuzk ARGS...` (a NULL-terminated list) and returns its stdout. */
+static char *runv(int *rc, ...) {
+  char *argv[32];
+  int argc = 0;
+  argv[argc++] = "cuzk";
+  va_list ap;
+  va_start(ap, rc);
+  for (char *a; (a = va_arg(ap, char *)) != NULL;) {
+    assert_true(argc < 31);
+    argv[argc++] = a;
+  }
+  va_end(ap);
+  argv[argc] = NULL;
+  return run(rc, argc, argv);
+}
+
+#define RUN(rc, ...) runv(&(rc), __VA_ARGS__, (char *)NULL)
 
 static void test_hash_poseidon(void **state) {
   (void)state;
