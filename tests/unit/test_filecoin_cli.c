@@ -183,11 +183,11 @@ static void test_verify_info(void **state) {
       "{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\"} x",
       "{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"Prover\":-1}",
       "{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"Prover\":1.5}",
-      "{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"ChallengedSectors\":"
-      "[{\"SectorNumber\":1,\"SealedCID\":{\"/\":\"baga6ea4seaqpy7usqklokfx2vxuynmupslkeutzexe2uq"
-      "urdg5vhtebhxqmpqmy\"}}]}",
-      "{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"ChallengedSectors\":"
-      "[{\"SectorNumber\":1}]}",
+      ("{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"ChallengedSectors\":"
+       "[{\"SectorNumber\":1,\"SealedCID\":{\"/\":\"baga6ea4seaqpy7usqklokfx2vxuynmupslkeutzexe2uq"
+       "urdg5vhtebhxqmpqmy\"}}]}"),
+      ("{\"Randomness\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\"ChallengedSectors\":"
+       "[{\"SectorNumber\":1}]}"),
       "{\"Prover\":1}",
       "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
   };
