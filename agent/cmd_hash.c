@@ -60,8 +60,7 @@ static int cuzk__hash_run(int argc, char **argv) {
     } else if (a[0] == '-' && a[1] == '-') {
       return cuzk_cli_usage_error("hash", "unknown option '%s'", a);
     } else {
-      if (n == CUZK_POSEIDON_MAX_WIDTH - 1)
-        return cuzk_cli_usage_error("hash", "too many inputs");
+      if (n == CUZK_POSEIDON_MAX_WIDTH - 1) return cuzk_cli_usage_error("hash", "too many inputs");
       int r = parse_fr_le(a, &in[n]);
       if (r == -1) return cuzk_cli_usage_error("hash", "'%s' is not 32 bytes of hex", a);
       if (r == -2)

@@ -34,8 +34,7 @@ void cuzk_inspect_vanilla_usage(FILE *out) {
           "Exit codes: 0 every check passed, 1 a check failed or the file is invalid, 2 usage.\n");
 }
 
-static const cuzk_post_proof_info_t *infer(cuzk_post_kind_t kind,
-                                           const cuzk_merkle_proof_t *m) {
+static const cuzk_post_proof_info_t *infer(cuzk_post_kind_t kind, const cuzk_merkle_proof_t *m) {
   for (int id = 0; id < 10; id++) {
     const cuzk_post_proof_info_t *p = cuzk_filecoin_post_info(id);
     if (p->kind != kind) continue;
@@ -47,15 +46,20 @@ static const cuzk_post_proof_info_t *infer(cuzk_post_kind_t kind,
   return NULL;
 }
 
-static void hex32(char out[65], const uint8_t b[32]) { cuzk_hex_encode(out, 65, b, 32); }
+static void hex32(char out[65], const uint8_t b[32]) {
+  cuzk_hex_encode(out, 65, b, 32);
+}
 
 static void json_string(const char *s) {
   putchar('"');
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
   }
   putchar('"');
 }
@@ -77,27 +81,39 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int more = i + 1 < argc;
-    if (strcmp(a, "--type") == 0 && more) type = argv[++i];
-    else if (strcmp(a, "--pub") == 0 && more) pub = argv[++i];
-    else if (strcmp(a, "--randomness") == 0 && more) rand_hex = argv[++i];
-    else if (strcmp(a, "--json") == 0) json = 1;
+    if (strcmp(a, "--type") == 0 && more)
+      type = argv[++i];
+    else if (strcmp(a, "--pub") == 0 && more)
+      pub = argv[++i];
+    else if (strcmp(a, "--randomness") == 0 && more)
+      rand_hex = argv[++i];
+    else if (strcmp(a, "--json") == 0)
+      json = 1;
     else if ((strcmp(a, "--proof") == 0 || strcmp(a, "--sector-index") == 0) && more) {
       char *end;
       errno = 0;
       unsigned long long v = strtoull(argv[++i], &end, 10);
       if (errno || *end || argv[i][0] == '-')
         return cuzk_cli_usage_error(CMD, "%s needs a non-negative integer", a);
-      if (a[2] == 'p') proof_id = (long long)v;
-      else sector_base = v;
-    } else if (a[0] == '-' && a[1]) return cuzk_cli_usage_error(CMD, "unknown option '%s'", a);
-    else if (!file) file = a;
-    else return cuzk_cli_usage_error(CMD, "more than one FILE");
+      if (a[2] == 'p')
+        proof_id = (long long)v;
+      else
+        sector_base = v;
+    } else if (a[0] == '-' && a[1])
+      return cuzk_cli_usage_error(CMD, "unknown option '%s'", a);
+    else if (!file)
+      file = a;
+    else
+      return cuzk_cli_usage_error(CMD, "more than one FILE");
   }
   if (!type) return cuzk_cli_usage_error(CMD, "--type is required");
   cuzk_post_kind_t kind;
-  if (strcmp(type, "window-post") == 0) kind = CUZK_POST_WINDOW;
-  else if (strcmp(type, "winning-post") == 0) kind = CUZK_POST_WINNING;
-  else return cuzk_cli_usage_error(CMD, "--type must be window-post or winning-post");
+  if (strcmp(type, "window-post") == 0)
+    kind = CUZK_POST_WINDOW;
+  else if (strcmp(type, "winning-post") == 0)
+    kind = CUZK_POST_WINNING;
+  else
+    return cuzk_cli_usage_error(CMD, "--type must be window-post or winning-post");
   if (!file) return cuzk_cli_usage_error(CMD, "FILE is required");
 
   uint8_t randomness[32];
@@ -166,8 +182,7 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
     json_string(file);
     printf(",\"proof\":%s%s%s,\"sectors\":[", info ? "\"" : "", info ? info->name : "null",
            info ? "\"" : "");
-  }
-  else
+  } else
     printf("proof type: %s\n", info ? info->name : "unknown (tree shape not recognised)");
   if (!info) fail = 1;
   uint64_t leaves = info ? cuzk_filecoin_sector_leaves(info->sector_size) : 0;
@@ -176,10 +191,12 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
     uint64_t sector_index = sector_base + i;
     char hx[65];
     hex32(hx, p->comm_r);
-    if (json) printf("%s{\"sector_id\":%llu,\"comm_r\":\"%s\"", i ? "," : "",
-                     (unsigned long long)p->sector_id, hx);
-    else printf("sector %llu (index %llu): comm_r %s\n", (unsigned long long)p->sector_id,
-                (unsigned long long)sector_index, hx);
+    if (json)
+      printf("%s{\"sector_id\":%llu,\"comm_r\":\"%s\"", i ? "," : "",
+             (unsigned long long)p->sector_id, hx);
+    else
+      printf("sector %llu (index %llu): comm_r %s\n", (unsigned long long)p->sector_id,
+             (unsigned long long)sector_index, hx);
     const char *pub_status = "not checked";
     if (have_pub) {
       pub_status = "FAIL (sector not in --pub)";
@@ -188,8 +205,10 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
           pub_status = memcmp(vi.sectors[k].comm_r, p->comm_r, 32) == 0 ? "OK" : "FAIL";
       if (pub_status[0] == 'F') fail = 1;
     }
-    if (json) printf(",\"sealed_cid\":\"%s\",\"sector_proofs\":[", pub_status);
-    else printf("  comm_r vs sealed CID: %s\n", pub_status);
+    if (json)
+      printf(",\"sealed_cid\":\"%s\",\"sector_proofs\":[", pub_status);
+    else
+      printf("  comm_r vs sealed CID: %s\n", pub_status);
     for (size_t s = 0; s < p->n_sectors; s++) {
       const cuzk_sector_proof_t *sp = &p->sectors[s];
       uint8_t computed[32];
@@ -199,9 +218,10 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
       hex32(hc, sp->comm_c);
       hex32(hl, sp->comm_r_last);
       if (json)
-        printf("%s{\"comm_c\":\"%s\",\"comm_r_last\":\"%s\",\"comm_r_check\":\"%s\","
-               "\"challenges\":[",
-               s ? "," : "", hc, hl, ce == CUZK_OK ? "OK" : "FAIL");
+        printf(
+            "%s{\"comm_c\":\"%s\",\"comm_r_last\":\"%s\",\"comm_r_check\":\"%s\","
+            "\"challenges\":[",
+            s ? "," : "", hc, hl, ce == CUZK_OK ? "OK" : "FAIL");
       else
         printf("  comm_c %s\n  comm_r_last %s\n  Poseidon2(comm_c, comm_r_last) == comm_r: %s\n",
                hc, hl, ce == CUZK_OK ? "OK" : "FAIL");
@@ -215,9 +235,9 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
                                          sizeof err);
           if (e == CUZK_OK) path = "OK";
           if (have_rand) {
-            uint64_t ci = cuzk_filecoin_challenge_index(info->api, sector_index,
-                                                        info->challenges_per_sector,
-                                                        (unsigned)(s * sp->n_proofs + n));
+            uint64_t ci =
+                cuzk_filecoin_challenge_index(info->api, sector_index, info->challenges_per_sector,
+                                              (unsigned)(s * sp->n_proofs + n));
             want = cuzk_filecoin_leaf_challenge(randomness, p->sector_id, ci, leaves);
             chal = (e == CUZK_OK || e == CUZK_ERR_VERIFY_FAILED) && want == leaf ? "OK" : "FAIL";
           }
@@ -242,8 +262,10 @@ int cuzk_inspect_vanilla_main(int argc, char **argv) {
     }
     if (json) printf("]}");
   }
-  if (json) printf("],\"result\":\"%s\"}\n", fail ? "FAIL" : "OK");
-  else printf("result: %s\n", fail ? "FAIL" : "OK");
+  if (json)
+    printf("],\"result\":\"%s\"}\n", fail ? "FAIL" : "OK");
+  else
+    printf("result: %s\n", fail ? "FAIL" : "OK");
   cuzk_vanilla_post_free(v);
   cuzk_post_verify_info_clear(&vi);
   return fail ? CUZK_EXIT_FAIL : CUZK_EXIT_OK;

@@ -38,8 +38,7 @@ cuzk_err_t cuzk_filecoin_cid_decode(const char *cid, uint64_t *codec, uint64_t *
   for (size_t i = 1; i < len; i++) {
     int v = b32_value(cid[i]);
     if (v < 0)
-      return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "CID: bad base32 character at %zu",
-                       i);
+      return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "CID: bad base32 character at %zu", i);
     acc = (acc << 5) | (uint32_t)v;
     bits += 5;
     if (bits >= 8) {
@@ -64,8 +63,8 @@ cuzk_err_t cuzk_filecoin_cid_decode(const char *cid, uint64_t *codec, uint64_t *
     return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "CID: digest length %llu, want 32",
                      (unsigned long long)dlen);
   if (nb - pos != 32)
-    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size,
-                     "CID: %zu digest bytes present, want 32", nb - pos);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "CID: %zu digest bytes present, want 32",
+                     nb - pos);
   memcpy(digest, bytes + pos, 32);
   return CUZK_OK;
 }

@@ -9,11 +9,16 @@
 #define GIB (MIB * 1024)
 
 /* base_height = log8(sector_size / 32 / (sub * top)). */
-#define SHAPE_2K {8, 0, 0, 2}   /* 64 leaves = 8^2 */
-#define SHAPE_8M {8, 0, 0, 6}   /* 2^18 = 8^6 */
-#define SHAPE_512M {8, 0, 0, 8} /* 2^24 = 8^8 */
-#define SHAPE_32G {8, 8, 0, 9}  /* 2^30 = 8 * 8^9 */
-#define SHAPE_64G {8, 8, 2, 9}  /* 2^31 = 2 * 8 * 8^9 */
+#define SHAPE_2K \
+  { 8, 0, 0, 2 } /* 64 leaves = 8^2 */
+#define SHAPE_8M \
+  { 8, 0, 0, 6 } /* 2^18 = 8^6 */
+#define SHAPE_512M \
+  { 8, 0, 0, 8 } /* 2^24 = 8^8 */
+#define SHAPE_32G \
+  { 8, 8, 0, 9 } /* 2^30 = 8 * 8^9 */
+#define SHAPE_64G \
+  { 8, 8, 2, 9 } /* 2^31 = 2 * 8 * 8^9 */
 
 static const cuzk_post_proof_info_t proofs[] = {
     {0, "StackedDrgWinning2KiBV1", CUZK_POST_WINNING, CUZK_POST_API_V1_0, 2 * KIB, SHAPE_2K, 66, 1},
@@ -32,8 +37,10 @@ static const cuzk_post_proof_info_t proofs[] = {
      2349},
     {9, "StackedDrgWindow64GiBV1", CUZK_POST_WINDOW, CUZK_POST_API_V1_0, 64 * GIB, SHAPE_64G, 10,
      2300},
-    {10, "StackedDrgWindow2KiBV1_1", CUZK_POST_WINDOW, CUZK_POST_API_V1_2, 2 * KIB, SHAPE_2K, 10, 2},
-    {11, "StackedDrgWindow8MiBV1_1", CUZK_POST_WINDOW, CUZK_POST_API_V1_2, 8 * MIB, SHAPE_8M, 10, 2},
+    {10, "StackedDrgWindow2KiBV1_1", CUZK_POST_WINDOW, CUZK_POST_API_V1_2, 2 * KIB, SHAPE_2K, 10,
+     2},
+    {11, "StackedDrgWindow8MiBV1_1", CUZK_POST_WINDOW, CUZK_POST_API_V1_2, 8 * MIB, SHAPE_8M, 10,
+     2},
     {12, "StackedDrgWindow512MiBV1_1", CUZK_POST_WINDOW, CUZK_POST_API_V1_2, 512 * MIB, SHAPE_512M,
      10, 2},
     {13, "StackedDrgWindow32GiBV1_1", CUZK_POST_WINDOW, CUZK_POST_API_V1_2, 32 * GIB, SHAPE_32G, 10,
@@ -74,4 +81,6 @@ uint64_t cuzk_filecoin_leaf_challenge(const uint8_t randomness[32], uint64_t sec
   return v % leaves;
 }
 
-void cuzk_filecoin_randomness_mask(uint8_t randomness[32]) { randomness[31] &= 0x3f; }
+void cuzk_filecoin_randomness_mask(uint8_t randomness[32]) {
+  randomness[31] &= 0x3f;
+}

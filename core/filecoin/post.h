@@ -33,12 +33,13 @@ typedef struct {
   unsigned base_arity; /* 8 */
   unsigned sub_arity;  /* 0 when absent */
   unsigned top_arity;  /* 0 when absent */
-  unsigned base_height; /* levels of the base trees: leaves per base tree = base_arity^base_height */
+  unsigned
+      base_height; /* levels of the base trees: leaves per base tree = base_arity^base_height */
 } cuzk_tree_shape_t;
 
 typedef struct {
-  int id;               /* RegisteredPoStProof */
-  const char *name;     /* e.g. "StackedDrgWindow32GiBV1_1" (go-state-types spelling) */
+  int id;           /* RegisteredPoStProof */
+  const char *name; /* e.g. "StackedDrgWindow32GiBV1_1" (go-state-types spelling) */
   cuzk_post_kind_t kind;
   cuzk_post_api_t api;
   uint64_t sector_size; /* bytes */

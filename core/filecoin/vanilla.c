@@ -64,12 +64,14 @@ typedef struct {
 } rd_t;
 
 /* Minimal encoded sizes, used to bound declared counts against the remaining bytes. */
-#define MIN_PATH_ELEM 16u    /* u64 count + u64 index */
-#define MIN_MERKLE 76u       /* u32 tag + u64 empty path + root + leaf */
-#define MIN_SECTOR 72u       /* u64 empty Vec + comm_c + comm_r_last */
-#define MIN_POST_SECTOR 48u  /* sector_id + comm_r + u64 empty Vec */
+#define MIN_PATH_ELEM 16u   /* u64 count + u64 index */
+#define MIN_MERKLE 76u      /* u32 tag + u64 empty path + root + leaf */
+#define MIN_SECTOR 72u      /* u64 empty Vec + comm_c + comm_r_last */
+#define MIN_POST_SECTOR 48u /* sector_id + comm_r + u64 empty Vec */
 
-static size_t remaining(const rd_t *r) { return r->len - r->pos; }
+static size_t remaining(const rd_t *r) {
+  return r->len - r->pos;
+}
 
 static cuzk_err_t rd_bytes(rd_t *r, void *out, size_t n, const char *field) {
   if (remaining(r) < n)
@@ -105,8 +107,7 @@ static cuzk_err_t rd_domain(rd_t *r, uint8_t out[32], const char *field) {
   cuzk_fr_t x;
   if (cuzk_fr_from_le(&x, out) != CUZK_OK)
     return cuzk_errf(CUZK_ERR_BAD_VANILLA, r->errstr, r->errstr_size,
-                     "vanilla proof: %s at offset %zu is not a canonical field element", field,
-                     at);
+                     "vanilla proof: %s at offset %zu is not a canonical field element", field, at);
   return CUZK_OK;
 }
 
@@ -118,8 +119,8 @@ static cuzk_err_t rd_count(rd_t *r, uint64_t *n, size_t min_size, const char *fi
   if (*n > remaining(r) / min_size) {
     /* A count that no input within the size limit could hold is TOO_LARGE; one that merely
      * runs past this input's end is TRUNCATED. */
-    cuzk_err_t code = *n > CUZK_VANILLA_MAX_BYTES / min_size ? CUZK_ERR_TOO_LARGE
-                                                             : CUZK_ERR_TRUNCATED;
+    cuzk_err_t code =
+        *n > CUZK_VANILLA_MAX_BYTES / min_size ? CUZK_ERR_TOO_LARGE : CUZK_ERR_TRUNCATED;
     return cuzk_errf(code, r->errstr, r->errstr_size,
                      "vanilla proof: %s at offset %zu declares %llu items, only %zu bytes remain",
                      field, at, (unsigned long long)*n, remaining(r));
@@ -211,8 +212,7 @@ static cuzk_err_t decode(cuzk_vanilla_post_t **out, const uint8_t *buf, size_t l
                          char *errstr, size_t errstr_size) {
   if (!out) return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "NULL output");
   *out = NULL;
-  if (!buf && len)
-    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "NULL buffer");
+  if (!buf && len) return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "NULL buffer");
   if ((uint64_t)len > CUZK_VANILLA_MAX_BYTES)
     return cuzk_errf(CUZK_ERR_TOO_LARGE, errstr, errstr_size,
                      "vanilla proof: %zu bytes exceed the limit", len);
@@ -227,8 +227,10 @@ static cuzk_err_t decode(cuzk_vanilla_post_t **out, const uint8_t *buf, size_t l
   rd_t r = {buf, len, 0, a, errstr, errstr_size};
   cuzk_err_t e;
   uint64_t n = 1;
-  if (vec) e = rd_count(&r, &n, MIN_POST_SECTOR, "Vec<FallbackPoStSectorProof> length");
-  else e = CUZK_OK;
+  if (vec)
+    e = rd_count(&r, &n, MIN_POST_SECTOR, "Vec<FallbackPoStSectorProof> length");
+  else
+    e = CUZK_OK;
   if (e == CUZK_OK) {
     v->n_items = (size_t)n;
     v->items = n ? arena_alloc(a, (size_t)n * sizeof *v->items) : NULL;
@@ -265,8 +267,7 @@ static cuzk_err_t climb(cuzk_fr_t *cur, const cuzk_vanilla_path_t *path, size_t 
                         char *errstr, size_t errstr_size) {
   if (path->len != want_len)
     return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size,
-                     "%s path has %zu levels, the tree shape needs %zu", name, path->len,
-                     want_len);
+                     "%s path has %zu levels, the tree shape needs %zu", name, path->len, want_len);
   for (size_t l = 0; l < path->len; l++) {
     const cuzk_vanilla_path_elem_t *el = &path->elems[l];
     if (el->n_hashes != arity - 1 || el->index >= arity)
@@ -296,7 +297,7 @@ cuzk_err_t cuzk_vanilla_merkle_verify(const cuzk_merkle_proof_t *p, const cuzk_t
                                       const uint8_t expected_root[32], uint64_t *leaf_index,
                                       char *errstr, size_t errstr_size) {
   assert(p && shape);
-  cuzk_merkle_kind_t want = shape->top_arity ? CUZK_MERKLE_TOP
+  cuzk_merkle_kind_t want = shape->top_arity   ? CUZK_MERKLE_TOP
                             : shape->sub_arity ? CUZK_MERKLE_SUB
                                                : CUZK_MERKLE_SINGLE;
   if (p->kind != want)
@@ -311,8 +312,8 @@ cuzk_err_t cuzk_vanilla_merkle_verify(const cuzk_merkle_proof_t *p, const cuzk_t
   if (cuzk_fr_from_le(&cur, p->leaf) != CUZK_OK)
     return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size, "non-canonical leaf");
   uint64_t idx = 0, scale = 1;
-  cuzk_err_t e = climb(&cur, &p->base, shape->base_height, shape->base_arity, "base", &idx,
-                       &scale, errstr, errstr_size);
+  cuzk_err_t e = climb(&cur, &p->base, shape->base_height, shape->base_arity, "base", &idx, &scale,
+                       errstr, errstr_size);
   if (e == CUZK_OK && shape->sub_arity)
     e = climb(&cur, &p->sub, 1, shape->sub_arity, "sub", &idx, &scale, errstr, errstr_size);
   if (e == CUZK_OK && shape->top_arity)

@@ -76,8 +76,9 @@ typedef struct {
  * Every declared length is bounded against the remaining bytes before anything is allocated.
  * Errors (message naming the field and byte offset in errstr): CUZK_ERR_TRUNCATED when a field
  * or a declared number of items runs past the end, CUZK_ERR_TOO_LARGE when a declared length
- * could not fit in any input of CUZK_VANILLA_MAX_BYTES or the input exceeds that size, CUZK_ERR_BAD_VANILLA for an unknown enum tag, a
- * non-canonical field element or trailing bytes, CUZK_ERR_NOMEM. *out is NULL on error. */
+ * could not fit in any input of CUZK_VANILLA_MAX_BYTES or the input exceeds that size,
+ * CUZK_ERR_BAD_VANILLA for an unknown enum tag, a non-canonical field element or trailing bytes,
+ * CUZK_ERR_NOMEM. *out is NULL on error. */
 cuzk_err_t cuzk_vanilla_post_decode(cuzk_vanilla_post_t **out, const uint8_t *buf, size_t len,
                                     char *errstr, size_t errstr_size);
 

@@ -22,8 +22,8 @@ static cuzk_err_t js_err(js_t *j, const char *what) {
 }
 
 static void js_ws(js_t *j) {
-  while (j->pos < j->len && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' ||
-                             j->s[j->pos] == '\n' || j->s[j->pos] == '\r'))
+  while (j->pos < j->len && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' || j->s[j->pos] == '\n' ||
+                             j->s[j->pos] == '\r'))
     j->pos++;
 }
 
@@ -55,27 +55,46 @@ static cuzk_err_t js_string(js_t *j, char *buf, size_t cap) {
       if (j->pos >= j->len) break;
       char e = j->s[j->pos++];
       switch (e) {
-        case '"': case '\\': case '/': c = e; break;
-        case 'b': c = '\b'; break;
-        case 'f': c = '\f'; break;
-        case 'n': c = '\n'; break;
-        case 'r': c = '\r'; break;
-        case 't': c = '\t'; break;
+        case '"':
+        case '\\':
+        case '/':
+          c = e;
+          break;
+        case 'b':
+          c = '\b';
+          break;
+        case 'f':
+          c = '\f';
+          break;
+        case 'n':
+          c = '\n';
+          break;
+        case 'r':
+          c = '\r';
+          break;
+        case 't':
+          c = '\t';
+          break;
         case 'u': {
           if (j->len - j->pos < 4) return js_err(j, "short \\u escape");
           unsigned v = 0;
           for (int k = 0; k < 4; k++) {
             char h = j->s[j->pos++];
             v <<= 4;
-            if (h >= '0' && h <= '9') v |= (unsigned)(h - '0');
-            else if (h >= 'a' && h <= 'f') v |= (unsigned)(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F') v |= (unsigned)(h - 'A' + 10);
-            else return js_err(j, "bad \\u escape");
+            if (h >= '0' && h <= '9')
+              v |= (unsigned)(h - '0');
+            else if (h >= 'a' && h <= 'f')
+              v |= (unsigned)(h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F')
+              v |= (unsigned)(h - 'A' + 10);
+            else
+              return js_err(j, "bad \\u escape");
           }
           c = v < 0x80 ? (char)v : '?';
           break;
         }
-        default: return js_err(j, "bad escape");
+        default:
+          return js_err(j, "bad escape");
       }
     }
     if (buf) {
@@ -175,13 +194,20 @@ static cuzk_err_t skip_elem(js_t *j, size_t i, void *ctx) {
 static cuzk_err_t js_skip(js_t *j) {
   int c = js_peek(j);
   switch (c) {
-    case '{': return js_object(j, skip_key, NULL);
-    case '[': return js_array(j, skip_elem, NULL);
-    case '"': return js_string(j, NULL, 0);
-    case 't': return js_literal(j, "true");
-    case 'f': return js_literal(j, "false");
-    case 'n': return js_literal(j, "null");
-    default: return js_number(j, NULL, NULL);
+    case '{':
+      return js_object(j, skip_key, NULL);
+    case '[':
+      return js_array(j, skip_elem, NULL);
+    case '"':
+      return js_string(j, NULL, 0);
+    case 't':
+      return js_literal(j, "true");
+    case 'f':
+      return js_literal(j, "false");
+    case 'n':
+      return js_literal(j, "null");
+    default:
+      return js_number(j, NULL, NULL);
   }
 }
 
@@ -236,8 +262,7 @@ static cuzk_err_t cid_key(js_t *j, const char *key, void *vctx) {
   char cid[256];
   cuzk_err_t e = js_string(j, cid, sizeof cid);
   if (e != CUZK_OK) return e;
-  if ((e = cuzk_filecoin_commr_from_cid(c->cur->comm_r, cid, j->errstr, j->errstr_size)) !=
-      CUZK_OK)
+  if ((e = cuzk_filecoin_commr_from_cid(c->cur->comm_r, cid, j->errstr, j->errstr_size)) != CUZK_OK)
     return e;
   c->have_cid = 1;
   return CUZK_OK;
@@ -268,7 +293,8 @@ static cuzk_err_t sector_elem(js_t *j, size_t i, void *vctx) {
   c->have_cid = c->have_number = 0;
   cuzk_err_t e = js_object(j, sector_key, c);
   if (e != CUZK_OK) return e;
-  if (!c->have_cid || !c->have_number) return js_err(j, "challenged sector lacks SectorNumber or SealedCID");
+  if (!c->have_cid || !c->have_number)
+    return js_err(j, "challenged sector lacks SectorNumber or SealedCID");
   return CUZK_OK;
 }
 

@@ -32,8 +32,8 @@ static void grain_push(grain_t *g, unsigned *pos, unsigned nbits, uint64_t v) {
 static void grain_init(grain_t *g, unsigned t, unsigned rf, unsigned rp) {
   unsigned pos = 0;
   g->head = 0;
-  grain_push(g, &pos, 2, 1);   /* field: prime field */
-  grain_push(g, &pos, 4, 1);   /* S-box id as neptune passes it */
+  grain_push(g, &pos, 2, 1);    /* field: prime field */
+  grain_push(g, &pos, 4, 1);    /* S-box id as neptune passes it */
   grain_push(g, &pos, 12, 255); /* n = bits of r */
   grain_push(g, &pos, 12, t);
   grain_push(g, &pos, 10, rf);
@@ -67,8 +67,8 @@ static void grain_constant(grain_t *g, cuzk_fr_t *out) {
  * element 0, and M is factored per partial round as M = M' M'' with M'' sparse
  * ([[a00, v], [w_hat, I]]) and M' = diag(1, A_hat) pushed into the next round. */
 typedef struct {
-  cuzk_fr_t *k;        /* partial_rounds scalars added to element 0 */
-  cuzk_fr_t *sparse;   /* (partial_rounds - 1) x (2t - 1): a00, v[1..t), w_hat[1..t) */
+  cuzk_fr_t *k;      /* partial_rounds scalars added to element 0 */
+  cuzk_fr_t *sparse; /* (partial_rounds - 1) x (2t - 1): a00, v[1..t), w_hat[1..t) */
   cuzk_fr_t last[CUZK_POSEIDON_MAX_WIDTH][CUZK_POSEIDON_MAX_WIDTH]; /* dense last partial */
   cuzk_fr_t c_after[CUZK_POSEIDON_MAX_WIDTH]; /* first constants after the partial rounds */
 } opt_t;
@@ -213,10 +213,18 @@ static void generate(slot_t *s) {
   s->ok = 1;
 }
 
-static void gen_2(void) { generate(&slots[0]); }
-static void gen_4(void) { generate(&slots[1]); }
-static void gen_8(void) { generate(&slots[2]); }
-static void gen_11(void) { generate(&slots[3]); }
+static void gen_2(void) {
+  generate(&slots[0]);
+}
+static void gen_4(void) {
+  generate(&slots[1]);
+}
+static void gen_8(void) {
+  generate(&slots[2]);
+}
+static void gen_11(void) {
+  generate(&slots[3]);
+}
 
 int cuzk_poseidon_arity_supported(unsigned arity) {
   return arity == 2 || arity == 4 || arity == 8 || arity == 11;
@@ -225,11 +233,24 @@ int cuzk_poseidon_arity_supported(unsigned arity) {
 const cuzk_poseidon_params_t *cuzk_poseidon_params(unsigned arity) {
   slot_t *s;
   switch (arity) {
-    case 2: s = &slots[0]; pthread_once(&s->once, gen_2); break;
-    case 4: s = &slots[1]; pthread_once(&s->once, gen_4); break;
-    case 8: s = &slots[2]; pthread_once(&s->once, gen_8); break;
-    case 11: s = &slots[3]; pthread_once(&s->once, gen_11); break;
-    default: return NULL;
+    case 2:
+      s = &slots[0];
+      pthread_once(&s->once, gen_2);
+      break;
+    case 4:
+      s = &slots[1];
+      pthread_once(&s->once, gen_4);
+      break;
+    case 8:
+      s = &slots[2];
+      pthread_once(&s->once, gen_8);
+      break;
+    case 11:
+      s = &slots[3];
+      pthread_once(&s->once, gen_11);
+      break;
+    default:
+      return NULL;
   }
   return s->ok ? &s->p : NULL;
 }

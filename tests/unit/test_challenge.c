@@ -26,8 +26,8 @@ static void test_against_python(void **state) {
   static char input[N * 160];
   uint64_t ours[N];
   size_t off = 0;
-  const uint64_t leaves_opts[] = {64, UINT64_C(1) << 18, UINT64_C(1) << 24, UINT64_C(1) << 30,
-                                  UINT64_C(1) << 31, 1000003};
+  const uint64_t leaves_opts[] = {
+      64, UINT64_C(1) << 18, UINT64_C(1) << 24, UINT64_C(1) << 30, UINT64_C(1) << 31, 1000003};
   for (int i = 0; i < N; i++) {
     uint8_t r[32];
     cuzk_test_rng_bytes(&rng, r, 32);
@@ -38,8 +38,8 @@ static void test_against_python(void **state) {
     ours[i] = cuzk_filecoin_leaf_challenge(r, sid, ci, leaves);
     char hex[65];
     cuzk_hex_encode(hex, sizeof hex, r, 32);
-    off += (size_t)snprintf(input + off, sizeof input - off, "%s %" PRIu64 " %" PRIu64 " %" PRIu64
-                            "\n", hex, sid, ci, leaves);
+    off += (size_t)snprintf(input + off, sizeof input - off,
+                            "%s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", hex, sid, ci, leaves);
   }
   int status = -1;
   char *out = cuzk_test_run_cmd(PY, input, &status);
@@ -64,7 +64,7 @@ static void test_known_zero_randomness(void **state) {
   /* The ten challenged leaves of sector 1 with zero randomness and 2^30 leaves (the real 32GiB
    * WindowPoSt vector), computed with python3 hashlib; test_vanilla checks them against the
    * path indices of the proof itself. */
-  static const uint64_t want[10] = {707914199, 439148358, 967788220, 548708700, 1061661429,
+  static const uint64_t want[10] = {707914199, 439148358,  967788220, 548708700,  1061661429,
                                     6202012,   1055504637, 389535735, 1000069704, 600088878};
   uint8_t r[32] = {0};
   for (unsigned n = 0; n < 10; n++)

@@ -64,11 +64,10 @@ static void test_cid_vector(void **state) {
   uint8_t want[32], got[32];
   char err[200];
   assert_int_equal(cuzk_hex_decode_exact(want, 32, digest_hex, 64, 0), CUZK_OK);
-  assert_int_equal(
-      cuzk_filecoin_commr_from_cid(
-          got, "bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl", err,
-          sizeof err),
-      CUZK_OK);
+  assert_int_equal(cuzk_filecoin_commr_from_cid(
+                       got, "bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl",
+                       err, sizeof err),
+                   CUZK_OK);
   assert_memory_equal(got, want, 32);
 }
 
@@ -80,8 +79,9 @@ static void test_cid_errors(void **state) {
   const char *good = "bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl";
   /* Not base32 multibase, bad characters, truncated, extended. */
   assert_int_equal(cuzk_filecoin_commr_from_cid(d, "zagboea", err, sizeof err), CUZK_ERR_PARSE);
-  assert_int_equal(cuzk_filecoin_commr_from_cid(d, "bagboea4b5abcbx3jccdohrttzfneleehcpkmle4ol"
-                                                   "twuh4q3rcf5tpdodaoj6mtL",
+  assert_int_equal(cuzk_filecoin_commr_from_cid(d,
+                                                "bagboea4b5abcbx3jccdohrttzfneleehcpkmle4ol"
+                                                "twuh4q3rcf5tpdodaoj6mtL",
                                                 err, sizeof err),
                    CUZK_ERR_PARSE);
   char buf[128];

@@ -64,7 +64,8 @@ static void test_hash_poseidon(void **state) {
             "0000000000000000000000000000000000000000000000000000000000000000",
             "0100000000000000000000000000000000000000000000000000000000000000");
   assert_int_equal(rc, 0);
-  assert_string_not_equal(out, "ffe7029a363c202e9da6059d33a9fba661e1ef02d90f9e736ba5765ed7086539\n");
+  assert_string_not_equal(out,
+                          "ffe7029a363c202e9da6059d33a9fba661e1ef02d90f9e736ba5765ed7086539\n");
   free(out);
   /* Explicit Merkle tag 3 equals the default. */
   out = RUN(rc, "hash", "poseidon", "--arity", "2", "--tag",

@@ -1,6 +1,7 @@
 /* Poseidon (neptune parameters) against independent oracles: the published hash vectors of
  * DESIGN §5 and the reference Grain script's round constants for t = 9 (neptune
- * parameters/round_constants-1-1-255-9-8-57-<r>.txt, produced by hadeshash create_rcs_grain.sage). */
+ * parameters/round_constants-1-1-255-9-8-57-<r>.txt, produced by hadeshash create_rcs_grain.sage).
+ */
 #include "tests/support/testlib.h"
 
 #include <pthread.h>

@@ -153,13 +153,12 @@ static void test_bit_flips(void **state) {
        * covers comm_r, comm_c and comm_r_last; each proof covers its own bytes. */
       const cuzk_post_sector_proof_t *p = &v->items[0];
       const cuzk_sector_proof_t *s = &p->sectors[0];
-      int caught = cuzk_vanilla_comm_r_check(s->comm_c, s->comm_r_last, p->comm_r, NULL) !=
-                   CUZK_OK;
+      int caught = cuzk_vanilla_comm_r_check(s->comm_c, s->comm_r_last, p->comm_r, NULL) != CUZK_OK;
       for (int f = 0; f < flips && !caught; f++) {
         if (pos[f] < first || pos[f] >= first + 10 * each || b[pos[f]] == g_buf[pos[f]]) continue;
         size_t k = (pos[f] - first) / each;
-        caught = cuzk_vanilla_merkle_verify(&s->proofs[k], &info->shape, s->comm_r_last, NULL,
-                                            err, sizeof err) != CUZK_OK;
+        caught = cuzk_vanilla_merkle_verify(&s->proofs[k], &info->shape, s->comm_r_last, NULL, err,
+                                            sizeof err) != CUZK_OK;
       }
       if (!caught && memcmp(b + 8, g_buf + 8, g_len - 8) != 0)
         fail_msg("a modified proof verified (iteration %d)", it);
@@ -184,8 +183,7 @@ static void test_vec_and_limits(void **state) {
   /* A huge declared count fails before allocating. */
   uint8_t huge[8];
   memset(huge, 0xff, 8);
-  assert_int_equal(cuzk_vanilla_post_decode_vec(&v, huge, 8, err, sizeof err),
-                   CUZK_ERR_TOO_LARGE);
+  assert_int_equal(cuzk_vanilla_post_decode_vec(&v, huge, 8, err, sizeof err), CUZK_ERR_TOO_LARGE);
   assert_non_null(strstr(err, "offset 0"));
   if (!g_buf) return;
   /* A Vec of two copies of the real proof. */
@@ -202,14 +200,12 @@ static void test_vec_and_limits(void **state) {
   /* A bad enum tag names its offset: the first MerkleProof tag is at 8 + 32 + 8 + 8 = 56. */
   memcpy(b, g_buf, g_len);
   b[56] = 3;
-  assert_int_equal(cuzk_vanilla_post_decode(&v, b, g_len, err, sizeof err),
-                   CUZK_ERR_BAD_VANILLA);
+  assert_int_equal(cuzk_vanilla_post_decode(&v, b, g_len, err, sizeof err), CUZK_ERR_BAD_VANILLA);
   assert_non_null(strstr(err, "offset 56"));
   /* A non-canonical comm_r. */
   memcpy(b, g_buf, g_len);
   memset(b + 8, 0xff, 32);
-  assert_int_equal(cuzk_vanilla_post_decode(&v, b, g_len, err, sizeof err),
-                   CUZK_ERR_BAD_VANILLA);
+  assert_int_equal(cuzk_vanilla_post_decode(&v, b, g_len, err, sizeof err), CUZK_ERR_BAD_VANILLA);
   assert_non_null(strstr(err, "comm_r"));
   free(b);
 }
