@@ -77,3 +77,34 @@ void cuzk_ff_bench(cuzk_ff_bench_t *out) {
 
   ffb_sink = a.l[0] ^ x.l[0] ^ p2a.c0.l[0] ^ f.c0.c0.c0.l[0];
 }
+
+void cuzk_ff_bench_write(FILE *f, const cuzk_ff_bench_t *b, bool json) {
+  assert(f != NULL && b != NULL);
+  const struct {
+    const char *name;
+    double v;
+  } rows[] = {
+      {"fp_mul_ns", b->fp_mul_ns},
+      {"fp_sqr_ns", b->fp_sqr_ns},
+      {"fp_mul_portable_ns", b->fp_mul_portable_ns},
+      {"fp_inv_ns", b->fp_inv_ns},
+      {"fp_inv_vartime_ns", b->fp_inv_vartime_ns},
+      {"fp_sqrt_ns", b->fp_sqrt_ns},
+      {"fr_mul_ns", b->fr_mul_ns},
+      {"fr_sqr_ns", b->fr_sqr_ns},
+      {"fr_mul_portable_ns", b->fr_mul_portable_ns},
+      {"fr_inv_ns", b->fr_inv_ns},
+      {"fp2_mul_ns", b->fp2_mul_ns},
+      {"fp12_mul_ns", b->fp12_mul_ns},
+      {"fp12_cyclotomic_sqr_ns", b->fp12_cyclotomic_sqr_ns},
+  };
+  size_t n = sizeof rows / sizeof rows[0];
+  if (json) {
+    fprintf(f, "{\"adx\": %s", b->adx ? "true" : "false");
+    for (size_t i = 0; i < n; i++) fprintf(f, ", \"%s\": %.1f", rows[i].name, rows[i].v);
+    fprintf(f, "}\n");
+  } else {
+    fprintf(f, "%-24s %s\n", "mul_path", b->adx ? "bmi2+adx" : "portable");
+    for (size_t i = 0; i < n; i++) fprintf(f, "%-24s %.1f\n", rows[i].name, rows[i].v);
+  }
+}

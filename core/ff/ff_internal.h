@@ -35,6 +35,12 @@ extern const cuzk__sg_mod_t cuzk__fp_sg, cuzk__fr_sg;
 void cuzk__fp_inv_fermat(cuzk_fp_t *out, const cuzk_fp_t *a);
 void cuzk__fr_inv_fermat(cuzk_fr_t *out, const cuzk_fr_t *a);
 
+/* The C versions of add/sub (the public functions use inline assembly on x86-64). */
+void cuzk__fp_add_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);
+void cuzk__fp_sub_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);
+void cuzk__fr_add_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b);
+void cuzk__fr_sub_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b);
+
 /* Frobenius coefficients (Montgomery form), defined in fp6.c and fp12.c. */
 extern const cuzk_fp2_t cuzk__fp6_frob_c1[6], cuzk__fp6_frob_c2[6], cuzk__fp12_frob_w[12];
 

@@ -44,6 +44,14 @@ void cuzk_fp_sub(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
   cuzk__mont_sub(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
 }
 
+void cuzk__fp_add_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  cuzk__mont_add_c(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
+}
+
+void cuzk__fp_sub_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  cuzk__mont_sub_c(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
+}
+
 void cuzk_fp_neg(cuzk_fp_t *out, const cuzk_fp_t *a) {
   cuzk__mont_neg(out->l, a->l, CUZK_FP_MODULUS, N);
 }
@@ -191,6 +199,7 @@ void cuzk_fp_from_u64(cuzk_fp_t *out, uint64_t v) {
 }
 
 void cuzk_fp_from_raw(cuzk_fp_t *out, const uint64_t raw[N]) {
+  assert(cuzk__limbs_lt(raw, CUZK_FP_MODULUS, N)); /* the product below needs a reduced input */
   cuzk_fp_t t;
   memcpy(t.l, raw, sizeof t.l);
   cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r2);
@@ -207,30 +216,35 @@ static cuzk_err_t fp_from_limbs_checked(cuzk_fp_t *out, const uint64_t raw[N]) {
 }
 
 cuzk_err_t cuzk_fp_from_be(cuzk_fp_t *out, const uint8_t in[CUZK_FP_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_be(raw, in, N);
   return fp_from_limbs_checked(out, raw);
 }
 
 cuzk_err_t cuzk_fp_from_le(cuzk_fp_t *out, const uint8_t in[CUZK_FP_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_le(raw, in, N);
   return fp_from_limbs_checked(out, raw);
 }
 
 void cuzk_fp_to_be(uint8_t out[CUZK_FP_BYTES], const cuzk_fp_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fp_to_raw(raw, a);
   cuzk__limbs_to_be(out, raw, N);
 }
 
 void cuzk_fp_to_le(uint8_t out[CUZK_FP_BYTES], const cuzk_fp_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fp_to_raw(raw, a);
   cuzk__limbs_to_le(out, raw, N);
 }
 
 cuzk_err_t cuzk_fp_random(cuzk_fp_t *out) {
+  assert(out != NULL);
   /* Rejection sampling on 381-bit candidates: accepted with probability p / 2^381 > 0.8. */
   for (;;) {
     uint8_t buf[CUZK_FP_BYTES];

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 
+#include "core/ff/ff_inline.h"
 #include "core/ff/ff_internal.h"
 
 /* 1: c0.c0.c0 is R mod p, R = 2^384 */
@@ -137,23 +138,23 @@ static void fp4_sqr(cuzk_fp2_t *rx, cuzk_fp2_t *ry, const cuzk_fp2_t *x, const c
   cuzk_fp2_t x2, y2, t;
   cuzk_fp2_sqr(&x2, x);
   cuzk_fp2_sqr(&y2, y);
-  cuzk_fp2_add(&t, x, y);
+  cuzk__fp2_add_i(&t, x, y);
   cuzk_fp2_sqr(&t, &t);
-  cuzk_fp2_sub(&t, &t, &x2);
-  cuzk_fp2_sub(ry, &t, &y2);
-  cuzk_fp2_mul_by_xi(&t, &y2);
-  cuzk_fp2_add(rx, &x2, &t);
+  cuzk__fp2_sub_i(&t, &t, &x2);
+  cuzk__fp2_sub_i(ry, &t, &y2);
+  cuzk__fp2_mul_by_xi_i(&t, &y2);
+  cuzk__fp2_add_i(rx, &x2, &t);
 }
 
 /* 3·t - 2·z (sign = -1) or 3·t + 2·z (sign = +1) */
 static void gs_combine(cuzk_fp2_t *out, const cuzk_fp2_t *t, const cuzk_fp2_t *z, int sign) {
   cuzk_fp2_t r;
   if (sign < 0)
-    cuzk_fp2_sub(&r, t, z);
+    cuzk__fp2_sub_i(&r, t, z);
   else
-    cuzk_fp2_add(&r, t, z);
-  cuzk_fp2_dbl(&r, &r);
-  cuzk_fp2_add(out, &r, t);
+    cuzk__fp2_add_i(&r, t, z);
+  cuzk__fp2_dbl_i(&r, &r);
+  cuzk__fp2_add_i(out, &r, t);
 }
 
 /* Granger–Scott 2010. With s = w^3 (s^2 = xi), Fp12 = Fp4[w]/(w^3 - s) and
@@ -170,7 +171,7 @@ void cuzk_fp12_cyclotomic_sqr(cuzk_fp12_t *out, const cuzk_fp12_t *a) {
   gs_combine(&r.c1.c1, &ay, &a->c1.c1, +1);
   gs_combine(&r.c0.c1, &bx, &a->c0.c1, -1);
   gs_combine(&r.c1.c2, &by, &a->c1.c2, +1);
-  cuzk_fp2_mul_by_xi(&t, &cy);
+  cuzk__fp2_mul_by_xi_i(&t, &cy);
   gs_combine(&r.c1.c0, &t, &a->c1.c0, +1);
   gs_combine(&r.c0.c2, &cx, &a->c0.c2, -1);
   *out = r;
@@ -184,7 +185,7 @@ void cuzk_fp12_mul_by_014(cuzk_fp12_t *out, const cuzk_fp12_t *a, const cuzk_fp2
   cuzk_fp2_t o;
   cuzk_fp6_mul_by_01(&aa, &a->c0, b0, b1);
   cuzk_fp6_mul_by_1(&bb, &a->c1, b4);
-  cuzk_fp2_add(&o, b1, b4);
+  cuzk__fp2_add_i(&o, b1, b4);
   cuzk_fp6_add(&s, &a->c0, &a->c1);
   cuzk_fp6_mul_by_01(&s, &s, b0, &o);
   cuzk_fp6_sub(&s, &s, &aa);

@@ -23,6 +23,7 @@ void cuzk_fp12_cyclotomic_sqr(cuzk_fp12_t *out, const cuzk_fp12_t *a);
  * i.e. coefficients at positions 0, 1 and 4 in the 6-slot basis (1, v, v^2, w, vw, v^2w). */
 void cuzk_fp12_mul_by_014(cuzk_fp12_t *out, const cuzk_fp12_t *a, const cuzk_fp2_t *b0,
                           const cuzk_fp2_t *b1, const cuzk_fp2_t *b4);
+/* out = a^e, e as n little-endian limbs; variable time in e. */
 void cuzk_fp12_pow(cuzk_fp12_t *out, const cuzk_fp12_t *a, const uint64_t *e, size_t n);
 bool cuzk_fp12_eq(const cuzk_fp12_t *a, const cuzk_fp12_t *b);
 bool cuzk_fp12_is_one(const cuzk_fp12_t *a);

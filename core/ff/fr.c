@@ -48,6 +48,14 @@ void cuzk_fr_sub(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
   cuzk__mont_sub(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
 }
 
+void cuzk__fr_add_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  cuzk__mont_add_c(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
+}
+
+void cuzk__fr_sub_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  cuzk__mont_sub_c(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
+}
+
 void cuzk_fr_neg(cuzk_fr_t *out, const cuzk_fr_t *a) {
   cuzk__mont_neg(out->l, a->l, CUZK_FR_MODULUS, N);
 }
@@ -209,6 +217,7 @@ void cuzk_fr_from_u64(cuzk_fr_t *out, uint64_t v) {
 }
 
 void cuzk_fr_from_raw(cuzk_fr_t *out, const uint64_t raw[N]) {
+  assert(cuzk__limbs_lt(raw, CUZK_FR_MODULUS, N)); /* the product below needs a reduced input */
   cuzk_fr_t t;
   memcpy(t.l, raw, sizeof t.l);
   cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r2);
@@ -225,24 +234,28 @@ static cuzk_err_t fr_from_limbs_checked(cuzk_fr_t *out, const uint64_t raw[N]) {
 }
 
 cuzk_err_t cuzk_fr_from_be(cuzk_fr_t *out, const uint8_t in[CUZK_FR_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_be(raw, in, N);
   return fr_from_limbs_checked(out, raw);
 }
 
 cuzk_err_t cuzk_fr_from_le(cuzk_fr_t *out, const uint8_t in[CUZK_FR_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_le(raw, in, N);
   return fr_from_limbs_checked(out, raw);
 }
 
 void cuzk_fr_to_be(uint8_t out[CUZK_FR_BYTES], const cuzk_fr_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fr_to_raw(raw, a);
   cuzk__limbs_to_be(out, raw, N);
 }
 
 void cuzk_fr_to_le(uint8_t out[CUZK_FR_BYTES], const cuzk_fr_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fr_to_raw(raw, a);
   cuzk__limbs_to_le(out, raw, N);
@@ -259,6 +272,7 @@ static void fr_reduce_256(uint64_t x[N]) {
 }
 
 void cuzk_fr_from_le_wide(cuzk_fr_t *out, const uint8_t in[64]) {
+  assert(out != NULL && in != NULL);
   /* v = lo + hi·2^256; in Montgomery form v·R = mont(lo, R^2) + mont(hi, R^3), R = 2^256. */
   cuzk_fr_t lo, hi;
   cuzk__limbs_from_le(lo.l, in, N);
@@ -271,6 +285,7 @@ void cuzk_fr_from_le_wide(cuzk_fr_t *out, const uint8_t in[64]) {
 }
 
 cuzk_err_t cuzk_fr_random(cuzk_fr_t *out) {
+  assert(out != NULL);
   /* Rejection sampling on 255-bit candidates: accepted with probability r / 2^255 > 0.9. */
   for (;;) {
     uint8_t buf[CUZK_FR_BYTES];

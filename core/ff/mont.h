@@ -53,8 +53,8 @@ CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_
   for (int i = 0; i < N; i++) out[i] = (t[i] & keep) | (d[i] & ~keep);
 }
 
-CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_t *b,
-                                 const uint64_t *m, int N) {
+CUZK__INLINE void cuzk__mont_add_c(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *m, int N) {
   uint64_t t[8];
   uint64_t c = 0;
 #pragma GCC unroll 8
@@ -62,8 +62,8 @@ CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_
   cuzk__mont_final_sub(out, t, c, m, N);
 }
 
-CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_t *b,
-                                 const uint64_t *m, int N) {
+CUZK__INLINE void cuzk__mont_sub_c(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *m, int N) {
   uint64_t t[8];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -72,6 +72,44 @@ CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_
   uint64_t c = 0;
 #pragma GCC unroll 8
   for (int i = 0; i < N; i++) c = cuzk__adc(&out[i], t[i], m[i] & mask, c);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CUZK__FF_X86_ADDSUB 1
+#include "core/ff/mont_addsub_x86.inc"
+#else
+#define CUZK__FF_X86_ADDSUB 0
+#endif
+
+/* Modular add/sub: inline assembly for 6 and 4 limbs on x86-64, else the __int128 C code. */
+CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, int N) {
+#if CUZK__FF_X86_ADDSUB
+  if (N == 6) {
+    cuzk__mont_add_x86_6(out, a, b, m);
+    return;
+  }
+  if (N == 4) {
+    cuzk__mont_add_x86_4(out, a, b, m);
+    return;
+  }
+#endif
+  cuzk__mont_add_c(out, a, b, m, N);
+}
+
+CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, int N) {
+#if CUZK__FF_X86_ADDSUB
+  if (N == 6) {
+    cuzk__mont_sub_x86_6(out, a, b, m);
+    return;
+  }
+  if (N == 4) {
+    cuzk__mont_sub_x86_4(out, a, b, m);
+    return;
+  }
+#endif
+  cuzk__mont_sub_c(out, a, b, m, N);
 }
 
 CUZK__INLINE bool cuzk__limbs_is_zero(const uint64_t *a, int N) {

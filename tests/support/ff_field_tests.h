@@ -6,7 +6,8 @@
  *   FT_LIMBS, FT_BYTES, FT_BITS (bit length of the modulus), FT_MOD_HEX (modulus in hex)
  *   FT_N_RANDOM   random inputs per cheap operation (add ... sqr, encodings)
  *   FT_N_EXP      random inputs per exponentiation-based operation (inv, pow, sqrt, legendre)
- *   FT_INV_FERMAT the internal Fermat inversion (a^(m-2)), FT_SG the internal divstep modulus
+ *   FT_INV_FERMAT the internal Fermat inversion (a^(m-2))
+ *   FT_ADD_C, FT_SUB_C the internal C add/sub (the public ones may be assembly)
  */
 #ifndef CUZK_TESTS_FF_FIELD_TESTS_H
 #define CUZK_TESTS_FF_FIELD_TESTS_H
@@ -155,10 +156,21 @@ static void test_arith(void **state) {
     mpz_mod(e, e, ft_m);
     ft_assert_eq_mpz(&z, e, "add");
 
+    FT_ADD_C(&z, &x, &y);
+    ft_assert_eq_mpz(&z, e, "add (C)");
+    z = x;
+    FT_(add)(&z, &z, &y);
+    ft_assert_eq_mpz(&z, e, "add aliased");
+
     FT_(sub)(&z, &x, &y);
     mpz_sub(e, a, b);
     mpz_mod(e, e, ft_m);
     ft_assert_eq_mpz(&z, e, "sub");
+    FT_SUB_C(&z, &x, &y);
+    ft_assert_eq_mpz(&z, e, "sub (C)");
+    z = y;
+    FT_(sub)(&z, &x, &z);
+    ft_assert_eq_mpz(&z, e, "sub aliased");
 
     FT_(neg)(&z, &x);
     mpz_neg(e, a);

@@ -19,6 +19,8 @@
 #define cuzk_fr_ONE CUZK_FR_ONE
 #define cuzk_fr_ZERO CUZK_FR_ZERO
 #define FT_INV_FERMAT cuzk__fr_inv_fermat
+#define FT_ADD_C cuzk__fr_add_c
+#define FT_SUB_C cuzk__fr_sub_c
 #include "tests/support/ff_field_tests.h"
 
 static void test_constants(void **state) {
