@@ -81,6 +81,18 @@ uint64_t cuzk_filecoin_leaf_challenge(const uint8_t randomness[32], uint64_t sec
   return v % leaves;
 }
 
+void cuzk_filecoin_sector_challenges(uint64_t *out, const cuzk_post_proof_info_t *info,
+                                     const uint8_t randomness[32], uint64_t sector_id,
+                                     uint64_t sector_index) {
+  assert(out && info && randomness);
+  uint64_t leaves = cuzk_filecoin_sector_leaves(info->sector_size);
+  for (unsigned n = 0; n < info->challenges_per_sector; n++)
+    out[n] = cuzk_filecoin_leaf_challenge(
+        randomness, sector_id,
+        cuzk_filecoin_challenge_index(info->api, sector_index, info->challenges_per_sector, n),
+        leaves);
+}
+
 void cuzk_filecoin_randomness_mask(uint8_t randomness[32]) {
   randomness[31] &= 0x3f;
 }

@@ -66,6 +66,13 @@ uint64_t cuzk_filecoin_challenge_index(cuzk_post_api_t api, uint64_t sector_inde
 uint64_t cuzk_filecoin_leaf_challenge(const uint8_t randomness[32], uint64_t sector_id,
                                       uint64_t challenge_index, uint64_t leaves);
 
+/* All challenged leaves of one sector: out[n] for n < info->challenges_per_sector, with the
+ * challenge-index rule of info->api; `sector_index` is the sector's position in the whole proof
+ * (partition * sectors_per_partition + position in the partition; 0 for WinningPoSt). */
+void cuzk_filecoin_sector_challenges(uint64_t *out, const cuzk_post_proof_info_t *info,
+                                     const uint8_t randomness[32], uint64_t sector_id,
+                                     uint64_t sector_index);
+
 /* Clears the two top bits of byte 31 (randomness[31] &= 0x3f), as Lotus and Curio do before
  * handing chain randomness to the prover, so that it is a canonical Fr (little-endian). */
 void cuzk_filecoin_randomness_mask(uint8_t randomness[32]);

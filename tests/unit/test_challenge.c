@@ -70,6 +70,18 @@ static void test_known_zero_randomness(void **state) {
   for (unsigned n = 0; n < 10; n++)
     assert_int_equal(cuzk_filecoin_leaf_challenge(r, 1, n, UINT64_C(1) << 30), want[n]);
   assert_int_equal(cuzk_filecoin_leaf_challenge(r, 1, 0, 1), 0);
+  uint64_t all[10];
+  cuzk_filecoin_sector_challenges(all, cuzk_filecoin_post_info(8), r, 1, 0);
+  assert_memory_equal(all, want, sizeof want);
+  cuzk_filecoin_sector_challenges(all, cuzk_filecoin_post_info(13), r, 1, 0);
+  assert_memory_equal(all, want, sizeof want);
+  /* Second sector of the proof: V1 shifts the indices by 10, V1_1 (api 1.2) does not. */
+  cuzk_filecoin_sector_challenges(all, cuzk_filecoin_post_info(13), r, 1, 1);
+  assert_memory_equal(all, want, sizeof want);
+  cuzk_filecoin_sector_challenges(all, cuzk_filecoin_post_info(8), r, 1, 1);
+  for (unsigned n = 0; n < 10; n++)
+    assert_int_equal(all[n], cuzk_filecoin_leaf_challenge(r, 1, 10 + n, UINT64_C(1) << 30));
+  assert_true(all[0] != want[0]);
 }
 
 static void test_challenge_index_rules(void **state) {
