@@ -32,7 +32,7 @@
 
 #define ENG_QUEUE_CAP 65536u
 #define ENG_MAX_JOBS 4096u
-#define ENG_DISPATCH_WAIT_MS 10
+#define ENG_DISPATCH_WAIT_MS 5
 #define ENG_FR_BYTES 32u /* sizeof(cuzk_fr_t): 4 × 64-bit limbs */
 
 /* ---- types -------------------------------------------------------------------------------- */
@@ -118,6 +118,7 @@ struct cuzk_engine {
   pthread_mutex_t srs_mu;
   pthread_cond_t srs_cv;
   srs_entry_t *srs;
+  uint64_t srs_loads, srs_evictions; /* under srs_mu */
 
   pthread_mutex_t *dev_mu;
 
@@ -178,6 +179,7 @@ static uint64_t srs_evict(void *ctx, uint64_t need) {
     uint64_t bytes = lru->res ? cuzk_reservation_held(lru->res) : 0;
     CUZK_INFO("engine", "srs_evict", "circuit=%s bytes=%" PRIu64, lru->circ.id, bytes);
     srs_unload_locked(e, lru);
+    e->srs_evictions++;
     freed += bytes;
   }
   pthread_mutex_unlock(&e->srs_mu);
@@ -285,6 +287,7 @@ static cuzk_err_t srs_acquire(cuzk_engine_t *e, const char *id, unsigned refs, s
     err = srs_load(e, s, errstr, errstr_size);
     pthread_mutex_lock(&e->srs_mu);
     s->loading = false;
+    if (err == CUZK_OK) e->srs_loads++;
     pthread_cond_broadcast(&e->srs_cv);
   }
   if (err == CUZK_OK) {
@@ -370,6 +373,7 @@ static void part_finish(cuzk_engine_t *e, part_t *p, cuzk_err_t err, const char 
   job_t *j = p->job;
   if (err != CUZK_OK) job_fail_locked(e, j, err, msg);
   else e->parts_done++;
+  pthread_cond_broadcast(&e->cv_work);
   bool complete = part_settle_locked(e, p, true) != NULL || (j->settled == j->partitions);
   pthread_mutex_unlock(&e->mu);
   if (complete) job_complete(e, j);
@@ -525,17 +529,42 @@ static void *dispatcher_main(void *arg) {
       wait_start = cuzk_now_us();
       warned = false;
     }
-    /* Pool policy: idle pooled buffers are already paid for, so reserve only the rest; otherwise
-     * reserve a/b/c too and the synthesis worker allocates (moving those bytes to the pool). */
+    /* Pool policy (DESIGN §4.3): idle pooled buffers are already paid for, so reserve only the
+     * rest; otherwise reserve a/b/c too and the synthesis worker allocates them (moving those
+     * bytes to the pool). Never evict pooled buffers that will serve this partition: the hit path
+     * reserves without eviction (idle parameters may still go), and while buffers are lent (they
+     * come back at the end of prove_start) the miss path waits for them instead of evicting. */
     cuzk_buf_t bufs[3];
-    bool hit = cuzk_pinned_pool_try_checkout(e->pool, (size_t)abc, bufs);
-    uint64_t need = hit ? rest : 3 * abc + rest;
+    bool hit = false;
     cuzk_reservation_t *res = NULL;
     char why[256] = "";
-    cuzk_err_t err = cuzk_budget_reserve(e->budget, need, ENG_DISPATCH_WAIT_MS, "partition", &res, why, sizeof why);
+    bool never_fits = rest > cuzk_budget_total(e->budget);
+    cuzk_err_t err = cuzk_budget_try_reserve(e->budget, rest, &res);
+    if (err == CUZK_ERR_BUDGET && srs_evict(e, rest) > 0) err = cuzk_budget_try_reserve(e->budget, rest, &res);
+    if (err == CUZK_OK) {
+      hit = cuzk_pinned_pool_try_checkout(e->pool, (size_t)abc, bufs);
+      if (!hit) {
+        cuzk_pool_stats_t ps;
+        cuzk_pinned_pool_stats(e->pool, &ps);
+        if (ps.buffers > ps.idle_buffers) {
+          err = cuzk_reservation_try_grow(res, 3 * abc);
+        } else {
+          cuzk_reservation_release(res);
+          res = NULL;
+          never_fits = 3 * abc + rest > cuzk_budget_total(e->budget);
+          err = cuzk_budget_reserve(e->budget, 3 * abc + rest, 0, "partition", &res, why, sizeof why);
+        }
+        if (err != CUZK_OK) {
+          cuzk_reservation_release(res);
+          res = NULL;
+        }
+      }
+    }
     if (err != CUZK_OK) {
-      if (hit) cuzk_pinned_pool_checkin(e->pool, bufs, NULL);
-      if (err == CUZK_ERR_TOO_LARGE || err == CUZK_ERR_NOMEM) {
+      if (never_fits || err == CUZK_ERR_NOMEM) {
+        if (never_fits)
+          snprintf(why, sizeof why, "a partition needs %" PRIu64 " bytes, the budget is %" PRIu64,
+                   (hit ? rest : 3 * abc + rest), cuzk_budget_total(e->budget));
         pthread_mutex_lock(&e->mu);
         job_fail_locked(e, j, err == CUZK_ERR_NOMEM ? CUZK_ERR_NOMEM : CUZK_ERR_BUDGET, why);
         bool complete = j->settled == j->partitions;
@@ -546,9 +575,20 @@ static void *dispatcher_main(void *arg) {
       if (!warned && e->cfg.budget_timeout_ms >= 0 &&
           cuzk_now_us() - wait_start > (uint64_t)e->cfg.budget_timeout_ms * 1000u) {
         warned = true;
-        CUZK_WARN("engine", "budget_wait", "job_id=%s partition=%u waited_ms=%" PRIu64 " reason=\"%s\"", j->id,
-                  key.partition, (cuzk_now_us() - wait_start) / 1000, why);
+        cuzk_budget_stats_t bs;
+        cuzk_budget_stats(e->budget, &bs);
+        CUZK_WARN("engine", "budget_wait",
+                  "job_id=%s partition=%u waited_ms=%" PRIu64 " need=%" PRIu64 " used=%" PRIu64 " total=%" PRIu64,
+                  j->id, key.partition, (cuzk_now_us() - wait_start) / 1000, hit ? rest : 3 * abc + rest, bs.used,
+                  bs.total);
       }
+      /* Wait for a release (buffers or budget come back: the stages kick cv_work). */
+      pthread_mutex_lock(&e->mu);
+      if (!e->stopping) {
+        struct timespec ts = cuzk_deadline_ts(ENG_DISPATCH_WAIT_MS);
+        pthread_cond_timedwait(&e->cv_work, &e->mu, &ts);
+      }
+      pthread_mutex_unlock(&e->mu);
       continue;
     }
     pthread_mutex_lock(&e->mu);
@@ -685,6 +725,9 @@ static void *gpu_main(void *arg) {
     /* The a/b/c buffers go back at once (heap fallbacks release their bytes too). */
     cuzk_pinned_pool_checkin(e->pool, p->bufs, p->res);
     p->have_bufs = false;
+    pthread_mutex_lock(&e->mu);
+    pthread_cond_broadcast(&e->cv_work);
+    pthread_mutex_unlock(&e->mu);
     if (err != CUZK_OK) {
       char msg[320];
       snprintf(msg, sizeof msg, "prove_start failed on device %d after %u attempts: %s", dev, p->t.attempts, why);
@@ -1032,6 +1075,15 @@ void cuzk_engine_status(cuzk_engine_t *e, cuzk_engine_status_t *out) {
   pthread_mutex_unlock(&e->mu);
   cuzk_budget_stats(e->budget, &out->budget);
   cuzk_pinned_pool_stats(e->pool, &out->pool);
+  pthread_mutex_lock(&e->srs_mu);
+  for (srs_entry_t *s = e->srs; s; s = s->next)
+    if (s->params) {
+      out->srs_resident++;
+      out->srs_bytes += s->res ? cuzk_reservation_held(s->res) : 0;
+    }
+  out->srs_loads = e->srs_loads;
+  out->srs_evictions = e->srs_evictions;
+  pthread_mutex_unlock(&e->srs_mu);
 }
 
 cuzk_err_t cuzk_engine_drain(cuzk_engine_t *e, int timeout_ms) {

@@ -112,6 +112,9 @@ typedef struct {
   cuzk_budget_stats_t budget;
   cuzk_pool_stats_t pool;
   double gpu_busy_ratio;           /* kernel time over wall time since start */
+  size_t srs_resident;             /* circuits whose parameters are loaded */
+  uint64_t srs_bytes;              /* their budget */
+  uint64_t srs_loads, srs_evictions;
   bool draining;
 } cuzk_engine_status_t;
 
