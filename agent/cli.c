@@ -15,6 +15,10 @@
 static const cuzk_cmd_t *const cuzk__cmds[] = {
     &cuzk_cmd_agent,
     &cuzk_cmd_bench,
+    &cuzk_cmd_inspect,
+    &cuzk_cmd_prove,
+    &cuzk_cmd_setup,
+    &cuzk_cmd_verify,
     &cuzk_cmd_version,
 };
 #define CUZK__NCMDS (sizeof(cuzk__cmds) / sizeof(cuzk__cmds[0]))
