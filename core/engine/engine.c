@@ -226,6 +226,15 @@ static cuzk_err_t srs_load(cuzk_engine_t *e, srs_entry_t *s, char *errstr, size_
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.params", e->params_dir, s->circ.stem);
   uint64_t t0 = cuzk_now_us();
+  char json[1024];
+  snprintf(json, sizeof json, "%s/parameters.json", e->params_dir);
+  if (access(json, R_OK) == 0) {
+    err = cuzk_groth16_digest_check(json, path, errstr, errstr_size);
+    if (err == CUZK_ERR_NOT_FOUND)
+      CUZK_DEBUG("engine", "srs_no_digest", "circuit=%s json=%s", s->circ.id, json);
+    else if (err != CUZK_OK)
+      return err;
+  }
   cuzk_groth16_params_t *p = NULL;
   err = cuzk_groth16_params_load(&p, path, 0, errstr, errstr_size);
   if (err != CUZK_OK) return err;
@@ -520,8 +529,10 @@ static void *dispatcher_main(void *arg) {
     }
     cuzk_sched_key_t key;
     part_t *p = cuzk_sched_peek(e->heap, &key);
-    job_t *j = p->job;
+    job_t *j = p->job; /* valid only under e->mu while p is queued */
     uint64_t abc = part_abc_bytes(j), rest = part_rest_bytes(j);
+    char jid[sizeof j->id];
+    memcpy(jid, j->id, sizeof jid);
     pthread_mutex_unlock(&e->mu);
 
     if (cuzk_sched_key_cmp(&key, &waiting_key) != 0) {
@@ -566,8 +577,11 @@ static void *dispatcher_main(void *arg) {
           snprintf(why, sizeof why, "a partition needs %" PRIu64 " bytes, the budget is %" PRIu64,
                    (hit ? rest : 3 * abc + rest), cuzk_budget_total(e->budget));
         pthread_mutex_lock(&e->mu);
-        job_fail_locked(e, j, err == CUZK_ERR_NOMEM ? CUZK_ERR_NOMEM : CUZK_ERR_BUDGET, why);
-        bool complete = j->settled == j->partitions;
+        bool complete = false;
+        if (cuzk_sched_peek(e->heap, NULL) == p) { /* still queued: the job is alive */
+          job_fail_locked(e, j, err == CUZK_ERR_NOMEM ? CUZK_ERR_NOMEM : CUZK_ERR_BUDGET, why);
+          complete = j->settled == j->partitions;
+        }
         pthread_mutex_unlock(&e->mu);
         if (complete) job_complete(e, j);
         continue;
@@ -579,7 +593,7 @@ static void *dispatcher_main(void *arg) {
         cuzk_budget_stats(e->budget, &bs);
         CUZK_WARN("engine", "budget_wait",
                   "job_id=%s partition=%u waited_ms=%" PRIu64 " need=%" PRIu64 " used=%" PRIu64 " total=%" PRIu64,
-                  j->id, key.partition, (cuzk_now_us() - wait_start) / 1000, hit ? rest : 3 * abc + rest, bs.used,
+                  jid, key.partition, (cuzk_now_us() - wait_start) / 1000, hit ? rest : 3 * abc + rest, bs.used,
                   bs.total);
       }
       /* Wait for a release (buffers or budget come back: the stages kick cv_work). */

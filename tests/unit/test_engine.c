@@ -623,6 +623,24 @@ static void test_admission_errors(void **state) {
   assert_int_equal(cuzk_engine_drain(e, 0), CUZK_OK);
   cuzk_engine_free(e);
   assert_int_equal(g_ndone, 0);
+
+  /* parameters.json listing the file with another digest: refused. */
+  cfg.allow_insecure_params = true;
+  cuzk__ecircuit_t c;
+  assert_int_equal(cuzk__ecircuit_resolve(&c, "synthetic-8", err, sizeof err), CUZK_OK);
+  char json[400];
+  snprintf(json, sizeof json, "%s/parameters.json", g_dir);
+  FILE *f = fopen(json, "w");
+  assert_non_null(f);
+  fprintf(f, "{\"%s.params\": {\"cid\": \"x\", \"digest\": \"00000000000000000000000000000000\", "
+             "\"sector_size\": 2048}}\n", c.stem);
+  fclose(f);
+  e = cuzk_engine_new(&cfg, be, err, sizeof err);
+  assert_non_null(e);
+  j = (cuzk_job_t){.job_id = "x", .circuit = "synthetic-8", .priority = -1};
+  assert_int_equal(cuzk_engine_submit(e, &j, on_done, &g_res[0], NULL, err, sizeof err), CUZK_ERR_CHECKSUM);
+  cuzk_engine_free(e);
+  unlink(json);
   cuzk_backend_free(be);
 }
 
