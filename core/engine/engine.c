@@ -98,6 +98,7 @@ struct cuzk_engine {
   char *params_dir, *pce_dir, *timeline_path;
   cuzk_backend_t *be;
   int ndev;
+  bool is_gpu; /* device 0 reports is_gpu (timing records say gpu = -1 otherwise) */
   cuzk_budget_t *budget;
   cuzk_pinned_pool_t *pool;
 
@@ -725,7 +726,7 @@ static void *gpu_main(void *arg) {
       part_finish(e, p, CUZK_ERR_CANCELLED, NULL);
       continue;
     }
-    p->t.gpu = e->ndev == 1 && strcmp(e->be->name, "cpu") == 0 ? -1 : dev;
+    p->t.gpu = e->is_gpu ? dev : -1;
     char why[256] = "";
     cuzk_err_t err = gpu_attempt(e, dev, p, why, sizeof why);
     if (err != CUZK_OK && err != CUZK_ERR_UNSATISFIED && job_alive(e, j)) {
@@ -869,6 +870,8 @@ cuzk_engine_t *cuzk_engine_new(const cuzk_engine_config_t *cfg, cuzk_backend_t *
     cuzk_errf(CUZK_ERR_NO_DEVICE, errstr, errstr_size, "engine: backend %s has no device", backend->name);
     goto fail;
   }
+  cuzk_backend_device_info_t info;
+  e->is_gpu = backend->device_info(backend, 0, &info) == CUZK_OK && info.is_gpu;
   e->budget = cuzk_budget_new(cfg->memory_budget);
   e->heap = cuzk_sched_new();
   e->synth_q = cuzk_queue_new(ENG_QUEUE_CAP);

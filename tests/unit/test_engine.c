@@ -584,6 +584,23 @@ static void test_pinned_fallback_visible(void **state) {
   cuzk_backend_free(&w->vt);
 }
 
+static void verify_never(cuzk_engine_config_t *cfg) { cfg->verify = CUZK_VERIFY_NEVER; }
+
+static void test_verify_never_reports_unverified(void **state) {
+  (void)state;
+  reset();
+  char err[128];
+  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_engine_t *e = mk(be, budget_for(8, 2), verify_never);
+  submit(e, 0, "synthetic-8", 2, -1);
+  wait_done(1);
+  verify_result(0, "synthetic-8", 2); /* still valid, checked here */
+  assert_false(g_res[0].verified);
+  for (unsigned i = 0; i < g_ntim; i++) assert_int_equal(g_tim[i].verify_us, 0);
+  cuzk_engine_free(e);
+  cuzk_backend_free(be);
+}
+
 static void test_deadline_expires_queued_work(void **state) {
   (void)state;
   reset();
@@ -728,6 +745,7 @@ int main(void) {
       cmocka_unit_test(test_cancel_mid_flight),
       cmocka_unit_test(test_prove_start_failure_retry_then_fail),
       cmocka_unit_test(test_pinned_fallback_visible),
+      cmocka_unit_test(test_verify_never_reports_unverified),
       cmocka_unit_test(test_deadline_expires_queued_work),
       cmocka_unit_test(test_admission_errors),
       cmocka_unit_test(test_srs_eviction_and_pce_cache),
