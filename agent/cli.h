@@ -40,5 +40,7 @@ int cuzk_cuda_built(void);             /* 1 when the CUDA backend is compiled in
 extern const cuzk_cmd_t cuzk_cmd_agent;
 extern const cuzk_cmd_t cuzk_cmd_bench;
 extern const cuzk_cmd_t cuzk_cmd_version;
+/* Hidden (not listed in --help): test helpers. */
+extern const cuzk_cmd_t cuzk_cmd_metrics_selftest;
 
 #endif
