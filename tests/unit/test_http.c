@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -279,6 +280,52 @@ static void test_concurrent_clients(void **state) {
   assert_int_equal(atomic_load(&f->ctx.scrapes), 8 * 12);
 }
 
+static int connect_port(unsigned port) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) fail_msg("connect");
+  return s;
+}
+
+/* A client that sends half a request and stalls does not block others; headers beyond the
+ * per-connection memory limit get an error status, not a crash or a hang. */
+static void test_bounded_requests(void **state) {
+  fixture_t *f = *state;
+  int stall = connect_port(f->port);
+  const char *half = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+  assert_int_equal(write(stall, half, strlen(half)), (ssize_t)strlen(half));
+  resp_t r = request(f->port, "GET", "/healthz", NULL);
+  assert_int_equal(r.status, 200);
+  free(r.body);
+
+  int big = connect_port(f->port);
+  size_t n = 64 * 1024;
+  char *req = malloc(n + 64);
+  int len = snprintf(req, n + 64, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Pad: ");
+  memset(req + len, 'a', n);
+  memcpy(req + len + n, "\r\n\r\n", 4);
+  size_t total = (size_t)len + n + 4, off = 0;
+  while (off < total) {
+    ssize_t w = send(big, req + off, total - off, MSG_NOSIGNAL);
+    if (w <= 0) break; /* the server may close early */
+    off += (size_t)w;
+  }
+  char buf[256] = "";
+  struct timeval tv = {.tv_sec = 5};
+  setsockopt(big, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ssize_t got = recv(big, buf, sizeof buf - 1, 0);
+  assert_true(got > 0);
+  buf[got] = '\0';
+  assert_true(strncmp(buf, "HTTP/1.1 431", 12) == 0); /* Request Header Fields Too Large */
+  free(req);
+  close(big);
+  close(stall);
+  r = request(f->port, "GET", "/healthz", NULL);
+  assert_int_equal(r.status, 200);
+  free(r.body);
+}
+
 static void test_no_callbacks(void **state) {
   (void)state;
   cuzk_http_callbacks_t cb = {0};
@@ -363,6 +410,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_readyz_status, setup, teardown),
       cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_concurrent_clients, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bounded_requests, setup, teardown),
       cmocka_unit_test(test_no_callbacks),
       cmocka_unit_test(test_listen_errors),
   };
