@@ -26,27 +26,27 @@
 
 typedef struct {
   cuzk_metrics_t *reg;
-  cuzk_metric_family_t *agent_info;              /* gauge {version,commit,agent} = 1 */
-  cuzk_metric_family_t *start_time_seconds;      /* gauge: Unix time of start */
-  cuzk_metric_family_t *jobs_total;              /* counter {type,status} */
-  cuzk_metric_family_t *jobs_queued;             /* gauge {type}: accepted, not yet started */
-  cuzk_metric_family_t *jobs_in_flight;          /* gauge {type}: started, not finished */
-  cuzk_metric_family_t *dead_letters_total;      /* counter {type,reason} */
-  cuzk_metric_family_t *partitions_total;        /* counter {type,status}: proof partitions */
+  cuzk_metric_family_t *agent_info;                /* gauge {version,commit,agent} = 1 */
+  cuzk_metric_family_t *start_time_seconds;        /* gauge: Unix time of start */
+  cuzk_metric_family_t *jobs_total;                /* counter {type,status} */
+  cuzk_metric_family_t *jobs_queued;               /* gauge {type}: accepted, not yet started */
+  cuzk_metric_family_t *jobs_in_flight;            /* gauge {type}: started, not finished */
+  cuzk_metric_family_t *dead_letters_total;        /* counter {type,reason} */
+  cuzk_metric_family_t *partitions_total;          /* counter {type,status}: proof partitions */
   cuzk_metric_family_t *kafka_partitions_assigned; /* gauge: topic-partitions assigned */
-  cuzk_metric_family_t *kafka_broker_up;         /* gauge: 1 when a broker is reachable */
-  cuzk_metric_family_t *kafka_consumer_lag;      /* gauge {topic,partition}: messages */
-  cuzk_metric_family_t *phase_seconds;           /* histogram {type,phase} */
-  cuzk_metric_family_t *gpu_busy_ratio;          /* gauge {gpu}: kernel time / wall, 0..1 */
-  cuzk_metric_family_t *h2d_bytes_total;         /* counter {gpu} */
-  cuzk_metric_family_t *pool_hits_total;         /* counter: pinned pool reuse */
-  cuzk_metric_family_t *pool_misses_total;       /* counter: pinned pool new allocations */
-  cuzk_metric_family_t *pool_fallbacks_total;    /* counter: pageable fallbacks (no pinned) */
-  cuzk_metric_family_t *pool_bytes;              /* gauge {state}: allocated, in_use */
-  cuzk_metric_family_t *budget_used_bytes;       /* gauge */
-  cuzk_metric_family_t *budget_total_bytes;      /* gauge */
-  cuzk_metric_family_t *budget_waits_total;      /* counter: admissions that had to wait */
-  cuzk_metric_family_t *srs_resident_bytes;      /* gauge {circuit,tier} */
+  cuzk_metric_family_t *kafka_broker_up;           /* gauge: 1 when a broker is reachable */
+  cuzk_metric_family_t *kafka_consumer_lag;        /* gauge {topic,partition}: messages */
+  cuzk_metric_family_t *phase_seconds;             /* histogram {type,phase} */
+  cuzk_metric_family_t *gpu_busy_ratio;            /* gauge {gpu}: kernel time / wall, 0..1 */
+  cuzk_metric_family_t *h2d_bytes_total;           /* counter {gpu} */
+  cuzk_metric_family_t *pool_hits_total;           /* counter: pinned pool reuse */
+  cuzk_metric_family_t *pool_misses_total;         /* counter: pinned pool new allocations */
+  cuzk_metric_family_t *pool_fallbacks_total;      /* counter: pageable fallbacks (no pinned) */
+  cuzk_metric_family_t *pool_bytes;                /* gauge {state}: allocated, in_use */
+  cuzk_metric_family_t *budget_used_bytes;         /* gauge */
+  cuzk_metric_family_t *budget_total_bytes;        /* gauge */
+  cuzk_metric_family_t *budget_waits_total;        /* counter: admissions that had to wait */
+  cuzk_metric_family_t *srs_resident_bytes;        /* gauge {circuit,tier} */
 } cuzk_families_t;
 
 /* Phase label values of cuzk_phase_duration_seconds. */
@@ -68,7 +68,7 @@ cuzk_err_t cuzk_families_init(cuzk_families_t *f, cuzk_metrics_t *reg, const cha
 
 /* One topic-partition's lag from a statistics document. */
 typedef struct {
-  char *topic;       /* malloc'd */
+  char *topic; /* malloc'd */
   int32_t partition;
   int64_t lag;        /* consumer_lag: high watermark - committed offset */
   int64_t lag_stored; /* consumer_lag_stored: high watermark - stored offset (-1 unknown) */

@@ -14,8 +14,8 @@ struct cuzk_metric {
   cuzk_metric_family_t *fam;
   cuzk_metric_t *next;
   char **label_values;
-  _Atomic uint64_t value; /* bits of a double: counter/gauge value, histogram sum */
-  _Atomic uint64_t count; /* histogram: observations */
+  _Atomic uint64_t value;          /* bits of a double: counter/gauge value, histogram sum */
+  _Atomic uint64_t count;          /* histogram: observations */
   _Atomic uint64_t *bucket_counts; /* histogram: per bucket, not cumulative; nbuckets + 1 */
 };
 
@@ -80,7 +80,8 @@ static char *cuzk__utf8_sanitized(const char *s) {
     }
     unsigned cp = c & (0xFF >> (len + 1));
     size_t k = 1;
-    for (; k < len && i + k < n && (u[i + k] & 0xC0) == 0x80; k++) cp = (cp << 6) | (u[i + k] & 0x3F);
+    for (; k < len && i + k < n && (u[i + k] & 0xC0) == 0x80; k++)
+      cp = (cp << 6) | (u[i + k] & 0x3F);
     if (k < len || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
       u[i++] = '?';
       continue;
@@ -179,7 +180,8 @@ cuzk_err_t cuzk_metrics_family_new(cuzk_metrics_t *reg, cuzk_metric_type_t type,
       if (strcmp(label_names[i], label_names[j]) == 0) return CUZK_ERR_INVALID_ARG;
   }
   if (type == CUZK_METRIC_HISTOGRAM) {
-    if (!buckets || nbuckets == 0 || nbuckets > CUZK_METRICS_MAX_BUCKETS) return CUZK_ERR_INVALID_ARG;
+    if (!buckets || nbuckets == 0 || nbuckets > CUZK_METRICS_MAX_BUCKETS)
+      return CUZK_ERR_INVALID_ARG;
     for (size_t i = 0; i < nbuckets; i++) {
       if (!isfinite(buckets[i])) return CUZK_ERR_INVALID_ARG;
       if (i > 0 && !(buckets[i] > buckets[i - 1])) return CUZK_ERR_INVALID_ARG;
@@ -197,7 +199,8 @@ cuzk_err_t cuzk_metrics_family_new(cuzk_metrics_t *reg, cuzk_metric_type_t type,
   f->help = cuzk__strdup(help ? help : "");
   f->label_names = nlabels ? calloc(nlabels, sizeof *f->label_names) : NULL;
   int bad = !f->name || !f->help || (nlabels && !f->label_names);
-  for (size_t i = 0; !bad && i < nlabels; i++) bad = !(f->label_names[i] = cuzk__strdup(label_names[i]));
+  for (size_t i = 0; !bad && i < nlabels; i++)
+    bad = !(f->label_names[i] = cuzk__strdup(label_names[i]));
   if (!bad && type == CUZK_METRIC_HISTOGRAM) {
     f->nbuckets = nbuckets;
     f->buckets = malloc(nbuckets * sizeof *f->buckets);
@@ -357,7 +360,8 @@ cuzk_err_t cuzk_metrics_gauge_snapshot(cuzk_metric_family_t *fam, size_t n,
   cuzk_metric_t *head = NULL, *tail = NULL;
   cuzk_err_t err = CUZK_OK;
   for (size_t i = 0; i < n; i++) {
-    char **vals = cuzk__sanitized_values(fam, label_values ? label_values + i * fam->nlabels : NULL);
+    char **vals =
+        cuzk__sanitized_values(fam, label_values ? label_values + i * fam->nlabels : NULL);
     cuzk_metric_t *m = (fam->nlabels && !vals) ? NULL : cuzk__series_alloc(fam, vals);
     if (!m) {
       cuzk__values_free(vals, fam->nlabels);

@@ -54,7 +54,8 @@ static int cuzk__selftest_fill(cuzk_families_t *f, const char *stats_file) {
   cuzk_metrics_set(cuzk_metrics_with(f->jobs_queued, (const char *[]){"porep-c2"}), 5);
   cuzk_metrics_set(cuzk_metrics_with(f->jobs_in_flight, (const char *[]){"porep-c2"}), 2);
   cuzk_metrics_add(
-      cuzk_metrics_with(f->dead_letters_total, (const char *[]){"porep-c2", "bad \"frame\" \\ x"}), 2);
+      cuzk_metrics_with(f->dead_letters_total, (const char *[]){"porep-c2", "bad \"frame\" \\ x"}),
+      2);
   cuzk_metrics_set(cuzk_metrics_with(f->gpu_busy_ratio, (const char *[]){"0"}), 0.75);
   cuzk_metrics_add(cuzk_metrics_with(f->h2d_bytes_total, (const char *[]){"0"}), 3221225472.0);
   cuzk_metrics_add(cuzk_metrics_with(f->pool_hits_total, NULL), 10);
@@ -68,7 +69,8 @@ static int cuzk__selftest_fill(cuzk_families_t *f, const char *stats_file) {
       cuzk_metrics_with(f->srs_resident_bytes, (const char *[]){"porep-32g", "device"}), 1e9);
   cuzk_metrics_set(cuzk_metrics_with(f->kafka_partitions_assigned, NULL), 3);
   cuzk_metrics_set(cuzk_metrics_with(f->kafka_broker_up, NULL), 1);
-  cuzk_metric_t *h = cuzk_metrics_with(f->phase_seconds, (const char *[]){"porep-c2", CUZK_PHASE_GPU});
+  cuzk_metric_t *h =
+      cuzk_metrics_with(f->phase_seconds, (const char *[]){"porep-c2", CUZK_PHASE_GPU});
   cuzk_metrics_observe(h, 1.5);
   cuzk_metrics_observe(h, 3);
   cuzk_metrics_observe(h, 30);
@@ -80,7 +82,8 @@ static int cuzk__selftest_fill(cuzk_families_t *f, const char *stats_file) {
     if (err == CUZK_OK) err = cuzk_families_apply_kafka_stats(f, (const char *)buf, len);
     free(buf);
     if (err != CUZK_OK) {
-      fprintf(stderr, "cuzk metrics-selftest: %s: %s\n", stats_file, why[0] ? why : cuzk_err_str(err));
+      fprintf(stderr, "cuzk metrics-selftest: %s: %s\n", stats_file,
+              why[0] ? why : cuzk_err_str(err));
       return -1;
     }
   }
@@ -138,7 +141,8 @@ static int cuzk__selftest_run(int argc, char **argv) {
   signal(SIGINT, cuzk__selftest_on_signal);
   printf("listening on port %u\n", cuzk_http_port(http));
   fflush(stdout);
-  cuzk_metric_t *parts = cuzk_metrics_with(fam.partitions_total, (const char *[]){"porep-c2", "ok"});
+  cuzk_metric_t *parts =
+      cuzk_metrics_with(fam.partitions_total, (const char *[]){"porep-c2", "ok"});
   uint64_t end = cuzk_now_ns() + (uint64_t)seconds * 1000000000ULL;
   while (!cuzk__selftest_stop && (seconds == 0 || cuzk_now_ns() < end)) {
     cuzk_sleep_ms(100);

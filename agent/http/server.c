@@ -59,7 +59,8 @@ static enum MHD_Result cuzk__reply(struct MHD_Connection *c, unsigned status, co
   }
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
   enum MHD_Result ret = MHD_queue_response(c, status, r);
   MHD_destroy_response(r);
   return ret;
@@ -82,7 +83,8 @@ static enum MHD_Result cuzk__handle(void *cls, struct MHD_Connection *c, const c
     *con_cls = &marker;
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
       return cuzk__text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
-    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     const char *te =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     if ((cl && strcmp(cl, "0") != 0) || te)
@@ -109,7 +111,8 @@ static enum MHD_Result cuzk__handle(void *cls, struct MHD_Connection *c, const c
     if (age >= 0 && age <= max) return cuzk__text(c, MHD_HTTP_OK, "ok\n");
     char msg[128];
     if (age >= 0)
-      snprintf(msg, sizeof msg, "poll loop stalled: last tick %.1f s ago (limit %.1f s)\n", age, max);
+      snprintf(msg, sizeof msg, "poll loop stalled: last tick %.1f s ago (limit %.1f s)\n", age,
+               max);
     else
       snprintf(msg, sizeof msg, "poll loop has not ticked yet\n");
     return cuzk__reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", msg,
@@ -169,9 +172,8 @@ cuzk_http_t *cuzk_http_new(const char *listen, const cuzk_http_callbacks_t *cb, 
   h->daemon = MHD_start_daemon(
       flags, (uint16_t)port, NULL, NULL, cuzk__handle, h, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)CUZK_HTTP_MAX_CONNECTIONS,
-      MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-      (size_t)32 * 1024, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CUZK_HTTP_MAX_CONNECTIONS,
-      MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32 * 1024,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CUZK_HTTP_MAX_CONNECTIONS, MHD_OPTION_END);
   int e = errno;
   freeaddrinfo(ai);
   if (!h->daemon) {

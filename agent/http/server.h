@@ -28,9 +28,9 @@
 enum { CUZK_HTTP_MAX_CONNECTIONS = 32 };
 
 typedef struct {
-  void *ctx;                 /* passed to every callback */
-  cuzk_metrics_t *metrics;   /* rendered at /metrics; NULL = 404 */
-  double liveness_max_s;     /* /healthz limit on tick_age_s(); <= 0 means 30 */
+  void *ctx;               /* passed to every callback */
+  cuzk_metrics_t *metrics; /* rendered at /metrics; NULL = 404 */
+  double liveness_max_s;   /* /healthz limit on tick_age_s(); <= 0 means 30 */
   /* Seconds since the poll loop last ticked (negative or NaN: never ticked = not alive). */
   double (*tick_age_s)(void *ctx);
   /* true when ready; else writes a one-line reason (NUL-terminated, at most n bytes). */
@@ -57,7 +57,6 @@ void cuzk_http_free(cuzk_http_t *h);
 
 /* Splits "host:port" / "[v6]:port" into host (without brackets) and port. CUZK_ERR_PARSE on a
  * missing host or port, a port outside 0..65535, or a host longer than host_size - 1. */
-cuzk_err_t cuzk_http_parse_listen(const char *listen, char *host, size_t host_size,
-                                  unsigned *port);
+cuzk_err_t cuzk_http_parse_listen(const char *listen, char *host, size_t host_size, unsigned *port);
 
 #endif

@@ -163,9 +163,10 @@ static void test_metrics_endpoint(void **state) {
   resp_t r = request(f->port, "GET", "/metrics", NULL);
   assert_int_equal(r.status, 200);
   assert_string_equal(r.ctype, CUZK_METRICS_CONTENT_TYPE);
-  assert_string_equal(r.body, "# HELP cuzk_test_scrapes_total Scrapes \"seen\".\n"
-                              "# TYPE cuzk_test_scrapes_total counter\n"
-                              "cuzk_test_scrapes_total{path=\"/metrics\"} 1\n");
+  assert_string_equal(r.body,
+                      "# HELP cuzk_test_scrapes_total Scrapes \"seen\".\n"
+                      "# TYPE cuzk_test_scrapes_total counter\n"
+                      "cuzk_test_scrapes_total{path=\"/metrics\"} 1\n");
   free(r.body);
   r = request(f->port, "GET", "/metrics", NULL);
   assert_non_null(strstr(r.body, "cuzk_test_scrapes_total{path=\"/metrics\"} 2\n"));
@@ -237,7 +238,8 @@ static void test_readyz_status(void **state) {
 
 static void test_errors(void **state) {
   fixture_t *f = *state;
-  const char *paths[] = {"/", "/metrics/", "/metricsx", "/healthz?x=1x", "/../etc/passwd", "/readyz/a"};
+  const char *paths[] = {"/",        "/metrics/", "/metricsx", "/healthz?x=1x", "/../etc/passwd",
+                         "/readyz/a"};
   for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
     resp_t r = request(f->port, "GET", paths[i], NULL);
     /* the query string is not part of the path: /healthz?x=1x is /healthz */
@@ -282,7 +284,8 @@ static void test_concurrent_clients(void **state) {
 
 static int connect_port(unsigned port) {
   int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_port = htons((uint16_t)port),
                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) != 0) fail_msg("connect");
   return s;
@@ -359,8 +362,8 @@ static void test_listen_errors(void **state) {
   assert_string_equal(host, "::1");
   assert_int_equal(port, 80);
   assert_int_equal(cuzk_http_parse_listen("0.0.0.0:0", host, sizeof host, &port), CUZK_OK);
-  const char *bad[] = {"", ":80", "host", "host:", "host:65536", "host:-1", "host:8a",
-                       "::1:80", "[::1]80", "[::1]:", "[]:80", "h:123456"};
+  const char *bad[] = {"",        ":80",    "host",    "host:",  "host:65536", "host:-1",
+                       "host:8a", "::1:80", "[::1]80", "[::1]:", "[]:80",      "h:123456"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     if (cuzk_http_parse_listen(bad[i], host, sizeof host, &port) != CUZK_ERR_PARSE)
       fail_msg("accepted '%s'", bad[i]);

@@ -35,8 +35,8 @@ static void test_exact_text(void **state) {
   assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_HISTOGRAM, "cuzk_lat_seconds", "Lat.",
                                            1, ll, b, 3, &lat),
                    CUZK_OK);
-  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "cuzk_empty_bytes", "", 0,
-                                           NULL, NULL, 0, &empty),
+  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "cuzk_empty_bytes", "", 0, NULL,
+                                           NULL, 0, &empty),
                    CUZK_OK);
 
   cuzk_metric_t *ok = cuzk_metrics_with(jobs, (const char *[]){"porep-c2", "ok"});
@@ -83,8 +83,8 @@ static void test_special_values_and_utf8(void **state) {
   cuzk_metrics_t *reg = cuzk_metrics_new();
   cuzk_metric_family_t *g;
   const char *l[] = {"k"};
-  assert_int_equal(
-      cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "g", "h", 1, l, NULL, 0, &g), CUZK_OK);
+  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "g", "h", 1, l, NULL, 0, &g),
+                   CUZK_OK);
   cuzk_metrics_set(cuzk_metrics_with(g, (const char *[]){"inf"}), INFINITY);
   cuzk_metrics_set(cuzk_metrics_with(g, (const char *[]){"ninf"}), -INFINITY);
   cuzk_metrics_set(cuzk_metrics_with(g, (const char *[]){"nan"}), NAN);
@@ -93,13 +93,15 @@ static void test_special_values_and_utf8(void **state) {
   /* "é" is valid UTF-8; 0xff and a truncated 0xc3 are not; 0xed 0xa0 0x80 is a surrogate. */
   cuzk_metrics_set(cuzk_metrics_with(g, (const char *[]){"\xc3\xa9-\xff-\xed\xa0\x80-\xc3"}), 1);
   char *text = render(reg);
-  assert_string_equal(text, "# HELP g h\n# TYPE g gauge\n"
-                            "g{k=\"inf\"} +Inf\n"
-                            "g{k=\"ninf\"} -Inf\n"
-                            "g{k=\"nan\"} NaN\n"
-                            "g{k=\"big\"} 68719476736\n"
-                            "g{k=\"third\"} 0.3333333333333333\n"
-                            "g{k=\"\xc3\xa9-?-??" "?-?\"} 1\n");
+  assert_string_equal(text,
+                      "# HELP g h\n# TYPE g gauge\n"
+                      "g{k=\"inf\"} +Inf\n"
+                      "g{k=\"ninf\"} -Inf\n"
+                      "g{k=\"nan\"} NaN\n"
+                      "g{k=\"big\"} 68719476736\n"
+                      "g{k=\"third\"} 0.3333333333333333\n"
+                      "g{k=\"\xc3\xa9-?-??"
+                      "?-?\"} 1\n");
   free(text);
   cuzk_metrics_free(reg);
 }
@@ -142,15 +144,15 @@ static void test_validation(void **state) {
                      CUZK_ERR_INVALID_ARG);
     assert_null(f);
   }
-  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_COUNTER, "ns:ok_total", "h", 0, NULL,
-                                           NULL, 0, &f),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_metrics_family_new(reg, CUZK_METRIC_COUNTER, "ns:ok_total", "h", 0, NULL, NULL, 0, &f),
+      CUZK_OK);
   assert_ptr_equal(cuzk_metrics_family(reg, "ns:ok_total"), f);
   assert_null(cuzk_metrics_family(reg, "nope"));
   cuzk_metric_family_t *g;
-  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "ns:ok_total", "h", 0, NULL,
-                                           NULL, 0, &g),
-                   CUZK_ERR_INVALID_ARG);
+  assert_int_equal(
+      cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "ns:ok_total", "h", 0, NULL, NULL, 0, &g),
+      CUZK_ERR_INVALID_ARG);
   char *text = render(reg);
   assert_string_equal(text, "# HELP ns:ok_total h\n# TYPE ns:ok_total counter\n");
   free(text);
@@ -162,22 +164,24 @@ static void test_gauge_snapshot(void **state) {
   cuzk_metrics_t *reg = cuzk_metrics_new();
   cuzk_metric_family_t *g, *c;
   const char *l[] = {"topic", "partition"};
-  assert_int_equal(
-      cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "lag", "h", 2, l, NULL, 0, &g), CUZK_OK);
+  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "lag", "h", 2, l, NULL, 0, &g),
+                   CUZK_OK);
   assert_int_equal(
       cuzk_metrics_family_new(reg, CUZK_METRIC_COUNTER, "c", "h", 0, NULL, NULL, 0, &c), CUZK_OK);
   const char *v1[] = {"t", "0", "t", "1"};
   const double x1[] = {5, 7};
   assert_int_equal(cuzk_metrics_gauge_snapshot(g, 2, v1, x1), CUZK_OK);
   char *text = render(reg);
-  assert_non_null(strstr(text, "lag{topic=\"t\",partition=\"0\"} 5\nlag{topic=\"t\",partition=\"1\"} 7\n"));
+  assert_non_null(
+      strstr(text, "lag{topic=\"t\",partition=\"0\"} 5\nlag{topic=\"t\",partition=\"1\"} 7\n"));
   free(text);
   const char *v2[] = {"u", "3"};
   const double x2[] = {9};
   assert_int_equal(cuzk_metrics_gauge_snapshot(g, 1, v2, x2), CUZK_OK);
   text = render(reg);
-  assert_string_equal(text, "# HELP lag h\n# TYPE lag gauge\nlag{topic=\"u\",partition=\"3\"} 9\n"
-                            "# HELP c h\n# TYPE c counter\n");
+  assert_string_equal(text,
+                      "# HELP lag h\n# TYPE lag gauge\nlag{topic=\"u\",partition=\"3\"} 9\n"
+                      "# HELP c h\n# TYPE c counter\n");
   free(text);
   assert_int_equal(cuzk_metrics_gauge_snapshot(c, 0, NULL, NULL), CUZK_ERR_INVALID_ARG);
   assert_int_equal(cuzk_metrics_gauge_snapshot(g, 0, NULL, NULL), CUZK_OK);
@@ -231,12 +235,14 @@ static void test_concurrent_updates(void **state) {
   const double b[] = {0.5, 1.5, 2.5};
   worker_arg_t args[NTHREADS];
   cuzk_metric_family_t *c, *g, *h;
-  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_COUNTER, "c_total", "h", 1, l, NULL, 0, &c),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_metrics_family_new(reg, CUZK_METRIC_COUNTER, "c_total", "h", 1, l, NULL, 0, &c),
+      CUZK_OK);
   assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_GAUGE, "g", "h", 0, NULL, NULL, 0, &g),
                    CUZK_OK);
-  assert_int_equal(cuzk_metrics_family_new(reg, CUZK_METRIC_HISTOGRAM, "h_seconds", "h", 0, NULL, b, 3, &h),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_metrics_family_new(reg, CUZK_METRIC_HISTOGRAM, "h_seconds", "h", 0, NULL, b, 3, &h),
+      CUZK_OK);
   pthread_t th[NTHREADS + 1];
   for (int i = 0; i < NTHREADS; i++) {
     args[i] = (worker_arg_t){c, g, h, i};
@@ -276,10 +282,8 @@ static void test_concurrent_updates(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_exact_text),
-      cmocka_unit_test(test_special_values_and_utf8),
-      cmocka_unit_test(test_validation),
-      cmocka_unit_test(test_gauge_snapshot),
+      cmocka_unit_test(test_exact_text),         cmocka_unit_test(test_special_values_and_utf8),
+      cmocka_unit_test(test_validation),         cmocka_unit_test(test_gauge_snapshot),
       cmocka_unit_test(test_concurrent_updates),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

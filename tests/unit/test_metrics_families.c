@@ -107,7 +107,8 @@ static void test_families_register_and_render(void **state) {
   cuzk_families_t f;
   assert_int_equal(cuzk_families_init(&f, reg, "gpu-host-1"), CUZK_OK);
   /* every pointer set */
-  for (cuzk_metric_family_t **p = &f.agent_info; p <= &f.srs_resident_bytes; p++) assert_non_null(*p);
+  for (cuzk_metric_family_t **p = &f.agent_info; p <= &f.srs_resident_bytes; p++)
+    assert_non_null(*p);
   /* a second init on the same registry collides */
   cuzk_families_t f2;
   assert_int_equal(cuzk_families_init(&f2, reg, "x"), CUZK_ERR_INVALID_ARG);
@@ -117,7 +118,8 @@ static void test_families_register_and_render(void **state) {
   assert_int_equal(cuzk_families_apply_kafka_stats(&f, json, len), CUZK_OK);
   assert_int_equal(cuzk_families_apply_kafka_stats(&f, "{", 1), CUZK_ERR_PARSE);
   free(json);
-  cuzk_metrics_observe(cuzk_metrics_with(f.phase_seconds, (const char *[]){"porep-c2", CUZK_PHASE_GPU}), 42);
+  cuzk_metrics_observe(
+      cuzk_metrics_with(f.phase_seconds, (const char *[]){"porep-c2", CUZK_PHASE_GPU}), 42);
 
   char *text;
   assert_int_equal(cuzk_metrics_render(reg, &text, &len), CUZK_OK);
