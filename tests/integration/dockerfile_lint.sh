@@ -146,6 +146,24 @@ PY
 python3 "$TMP/lint.py" "$SRC/Dockerfile" "$SRC/.dockerignore"
 echo "ok: Dockerfile structure"
 
+# The image's CUZK_* environment must be accepted by the config loader (unknown CUZK_AGENT_*
+# variables are errors there), on top of the config the image ships.
+BIN=${CUZK_BIN:-$SRC/build/agent/cuzk}
+if [[ -x $BIN ]]; then
+  mapfile -t image_env < <(python3 - "$SRC/Dockerfile" <<'PY'
+import re, sys
+text = re.sub(r"\\\n", " ", open(sys.argv[1]).read())
+for line in text.splitlines():
+    if line.startswith("ENV "):
+        for k, v in re.findall(r"(CUZK_[A-Z0-9_]+)=(\S+)", line):
+            print(k + "=" + v)
+PY
+  )
+  ((${#image_env[@]})) || { echo "FAIL: no CUZK_* ENV in the Dockerfile"; exit 1; }
+  env "${image_env[@]}" "$BIN" agent --check-config "$SRC/ops/cuzk.example.cfg"
+  echo "ok: image environment (${image_env[*]}) accepted by cuzk agent --check-config"
+fi
+
 if command -v hadolint >/dev/null; then
   hadolint --ignore DL3008 "$SRC/Dockerfile"
   echo "ok: hadolint"
