@@ -47,10 +47,25 @@ if ! promtool check metrics <"$TMP/metrics.txt" >"$TMP/lint.txt" 2>&1; then
 fi
 echo "ok: promtool check metrics"
 
+# Every cuzk_* name the alert rules use is one we export (a typo would never fire).
+python3 - "$SRC/ops/prometheus/cuzk-alerts.yml" "$TMP/metrics.txt" <<'PY'
+import re, sys
+used = set(re.findall(r"\b(cuzk_[a-z0-9_]+)", open(sys.argv[1]).read()))
+fams = set(re.findall(r"^# TYPE (\S+) ", open(sys.argv[2]).read(), re.M))
+missing = sorted(n for n in used if n not in fams)
+if missing:
+    sys.exit("FAIL: alert rules use unknown metrics: " + ", ".join(missing))
+print("ok: the alert rules use only exported metrics (%d names)" % len(used))
+PY
+cp "$SRC/ops/prometheus/cuzk-alerts.yml" "$TMP/"
+
 cat >"$TMP/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - cuzk-alerts.yml
 scrape_configs:
   - job_name: cuzk
     static_configs:
@@ -108,6 +123,24 @@ expect 'cuzk_phase_duration_seconds_bucket{type="porep-c2",phase="gpu",le="2.5"}
 expect 'cuzk_phase_duration_seconds_bucket{type="porep-c2",phase="gpu",le="+Inf"}' 3
 expect 'cuzk_srs_resident_bytes{circuit="porep-32g",tier="device"}' 1000000000
 expect 'count(cuzk_agent_info{agent="selftest"})' 1
+
+# The alert rules evaluate without errors against the real series.
+rules_py='import json,sys
+d=json.load(sys.stdin)
+rules=[r for g in d["data"]["groups"] for r in g["rules"]]
+bad=[(r["name"], r.get("lastError","")) for r in rules if r["health"]!="ok"]
+print("%d %s" % (len(rules), bad if bad else ""))'
+for _ in $(seq 20); do
+  rules_health=$(curl -sf "http://127.0.0.1:$PPORT/api/v1/rules" | python3 -c "$rules_py" || true)
+  [[ $rules_health =~ ^[1-9][0-9]*\ $ ]] && break
+  sleep 0.5
+done
+if [[ $rules_health =~ ^[1-9][0-9]*\ $ ]]; then
+  echo "ok: ${rules_health% } alert rules loaded and healthy"
+else
+  echo "FAIL: alert rules: $rules_health"
+  fail=1
+fi
 
 # The label value with quotes and a backslash, as Prometheus decoded it.
 reason=$(query 'cuzk_dead_letters_total' | cut -f1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["reason"])')
