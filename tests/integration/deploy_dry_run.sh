@@ -83,9 +83,13 @@ grep -qF "agent --check-config /etc/cuzk/cuzk.cfg" "$TMP/up.out" || fail "no con
 grep -qF "+ docker stop --time 600 cuzk" "$TMP/up.out" || fail "old container not stopped gracefully"
 echo "ok: docker run flags"
 
-"$HOST" --env-file "$TMP/host.env" -n down | grep -qF "+ docker stop --time 600 cuzk" || fail "down"
-"$HOST" --env-file "$TMP/host.env" -n status | grep -qF "http://127.0.0.1:9464/readyz" || fail "status"
-"$HOST" --env-file "$TMP/host.env" -n logs -f | grep -qF "+ docker logs --tail 200 --follow cuzk" || fail "logs"
+# (outputs captured before grep -q: an early grep exit would SIGPIPE the writer under pipefail)
+out=$("$HOST" --env-file "$TMP/host.env" -n down)
+grep -qF "+ docker stop --time 600 cuzk" <<<"$out" || fail "down"
+out=$("$HOST" --env-file "$TMP/host.env" -n status)
+grep -qF "http://127.0.0.1:9464/readyz" <<<"$out" || fail "status"
+out=$("$HOST" --env-file "$TMP/host.env" -n logs -f)
+grep -qF "+ docker logs --tail 200 --follow cuzk" <<<"$out" || fail "logs"
 sed -e 's/^CUZK_GPUS=.*/CUZK_GPUS=all/' -e '$a CUZK_LOG_DRIVER=json-file' "$TMP/host.env" >"$TMP/all.env"
 out=$("$HOST" --env-file "$TMP/all.env" -n up | grep '^+ docker run --detach')
 eval "argv=(${out#+ })"
@@ -139,7 +143,8 @@ if command -v systemd-analyze >/dev/null; then
   done
   # the check must be able to fail
   sed 's/^Restart=on-failure/Restart=sometimes/' "$TMP/cuzk.service" >"$TMP/bad.service"
-  systemd-analyze verify "$TMP/bad.service" 2>&1 | grep -qF "bad.service" || fail "systemd-analyze missed a bad unit"
+  out=$(systemd-analyze verify "$TMP/bad.service" 2>&1 || true)
+  grep -qF "bad.service" <<<"$out" || fail "systemd-analyze missed a bad unit"
   echo "ok: systemd-analyze verify cuzk.service"
 else
   echo "note: systemd-analyze not available; unit not verified"
