@@ -46,5 +46,7 @@ extern const cuzk_cmd_t cuzk_cmd_prove;
 extern const cuzk_cmd_t cuzk_cmd_setup;
 extern const cuzk_cmd_t cuzk_cmd_verify;
 extern const cuzk_cmd_t cuzk_cmd_version;
+/* Hidden (not listed in --help): test helpers. */
+extern const cuzk_cmd_t cuzk_cmd_metrics_selftest;
 
 #endif
