@@ -17,7 +17,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
+# .git is not in the build context: pass the commit, e.g. --build-arg CUZK_GIT_COMMIT=$(git rev-parse --short=12 HEAD)
+ARG CUZK_GIT_COMMIT=unknown
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUZK_CUDA=ON -DCUZK_CUDA_ARCH=90 \
+      -DCUZK_GIT_COMMIT="${CUZK_GIT_COMMIT}" \
  && cmake --build build -j"$(nproc)" --target cuzk \
  && install -D -m 0755 build/agent/cuzk /out/usr/local/bin/cuzk \
  && install -D -m 0644 ops/cuzk.example.cfg /out/usr/share/doc/cuzk/cuzk.example.cfg
