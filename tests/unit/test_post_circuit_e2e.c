@@ -178,7 +178,42 @@ static void test_window_post_2k_e2e(void **state) {
   free(out);
 }
 
+/* `cuzk inspect circuit` prints rust-fil-proofs' counts (JSON form), and rejects bad sizes. */
+static void test_inspect_circuit(void **state) {
+  (void)state;
+  const char *bin = getenv("CUZK_BIN");
+  if (!bin || !*bin) {
+    fprintf(stderr, "SKIP: CUZK_BIN not set\n");
+    skip();
+  }
+  struct {
+    const char *type, *size;
+    const char *want;
+  } cases[] = {
+      {"window-post", "2KiB", "\"constraints\":21866,\"public_inputs\":22,"},
+      {"winning-post", "2k", "\"constraints\":90750,\"public_inputs\":132,"},
+      {"winning-post", "32GiB", "\"constraints\":370590,\"public_inputs\":132,"},
+  };
+  char cmd[1024];
+  int st;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(cmd, sizeof cmd, "%s inspect circuit --type %s --sector-size %s --json", bin,
+             cases[i].type, cases[i].size);
+    char *out = run(cmd, &st);
+    assert_int_equal(st, 0);
+    if (!strstr(out, cases[i].want)) fail_msg("%s: %s", cmd, out);
+    free(out);
+  }
+  snprintf(cmd, sizeof cmd, "%s inspect circuit --type window-post --sector-size 3k 2>&1", bin);
+  free(run(cmd, &st));
+  assert_int_equal(st, 2);
+  snprintf(cmd, sizeof cmd, "%s inspect circuit --type porep --sector-size 2k 2>&1", bin);
+  free(run(cmd, &st));
+  assert_int_equal(st, 2);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_window_post_2k_e2e)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_inspect_circuit),
+                                     cmocka_unit_test(test_window_post_2k_e2e)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
