@@ -262,9 +262,187 @@ typedef struct {
   bool ok;
 } pg_sched_t;
 
+/* neptune's optimized constants (poseidon.rs new_with_strength_and_type, preprocessing.rs
+ * compress_round_constants with every partial round preprocessed, mds.rs
+ * factor_to_sparse_matrixes), which fix the exact linear combinations of its circuit.
+ * Matrices act on row vectors: (v · M)_j = Σ_i v_i M[i][j] (neptune apply_matrix). */
+#define PG_T CUZK_POSEIDON_MAX_WIDTH
+typedef cuzk_fr_t pg_mat_t[PG_T][PG_T];
+
+typedef struct {
+  cuzk_fr_t *crc;   /* compressed round constants: 8t + R_P */
+  pg_mat_t pre_sparse;
+  pg_mat_t *sparse; /* R_P matrices, dense form of neptune's SparseMatrix */
+  bool ok;
+} pg_consts_t;
+
+static void mat_mul(pg_mat_t out, pg_mat_t a, pg_mat_t b, unsigned t) {
+  pg_mat_t r;
+  cuzk_fr_t tmp;
+  for (unsigned i = 0; i < t; i++)
+    for (unsigned j = 0; j < t; j++) {
+      r[i][j] = CUZK_FR_ZERO;
+      for (unsigned k = 0; k < t; k++) {
+        cuzk_fr_mul(&tmp, &a[i][k], &b[k][j]);
+        cuzk_fr_add(&r[i][j], &r[i][j], &tmp);
+      }
+    }
+  memcpy(out, r, sizeof r);
+}
+
+/* out = v · M (out may alias v). */
+static void vec_mat(cuzk_fr_t *out, const cuzk_fr_t *v, pg_mat_t m, unsigned t) {
+  cuzk_fr_t r[PG_T], tmp;
+  for (unsigned j = 0; j < t; j++) {
+    r[j] = CUZK_FR_ZERO;
+    for (unsigned i = 0; i < t; i++) {
+      cuzk_fr_mul(&tmp, &m[i][j], &v[i]);
+      cuzk_fr_add(&r[j], &r[j], &tmp);
+    }
+  }
+  memcpy(out, r, t * sizeof *r);
+}
+
+/* Gauss-Jordan inverse of an n x n matrix (the inverse is unique; MDS minors are invertible).
+ * False when singular. */
+static bool mat_inv(pg_mat_t out, pg_mat_t in, unsigned n) {
+  pg_mat_t a, r;
+  memcpy(a, in, sizeof a);
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < n; j++) r[i][j] = i == j ? CUZK_FR_ONE : CUZK_FR_ZERO;
+  for (unsigned c = 0; c < n; c++) {
+    unsigned piv = c;
+    while (piv < n && cuzk_fr_is_zero(&a[piv][c])) piv++;
+    if (piv == n) return false;
+    if (piv != c)
+      for (unsigned j = 0; j < n; j++) {
+        cuzk_fr_t x = a[c][j];
+        a[c][j] = a[piv][j];
+        a[piv][j] = x;
+        x = r[c][j];
+        r[c][j] = r[piv][j];
+        r[piv][j] = x;
+      }
+    cuzk_fr_t inv, f, tmp;
+    cuzk_fr_inv(&inv, &a[c][c]);
+    for (unsigned j = 0; j < n; j++) {
+      cuzk_fr_mul(&a[c][j], &a[c][j], &inv);
+      cuzk_fr_mul(&r[c][j], &r[c][j], &inv);
+    }
+    for (unsigned i = 0; i < n; i++) {
+      if (i == c || cuzk_fr_is_zero(&a[i][c])) continue;
+      f = a[i][c];
+      for (unsigned j = 0; j < n; j++) {
+        cuzk_fr_mul(&tmp, &f, &a[c][j]);
+        cuzk_fr_sub(&a[i][j], &a[i][j], &tmp);
+        cuzk_fr_mul(&tmp, &f, &r[c][j]);
+        cuzk_fr_sub(&r[i][j], &r[i][j], &tmp);
+      }
+    }
+  }
+  memcpy(out, r, sizeof r);
+  return true;
+}
+
+/* neptune derive_mds_matrices: m' and m'' of m (m = m' · m''). */
+static bool derive_primes(pg_mat_t mp, pg_mat_t mdp, pg_mat_t m, unsigned t) {
+  pg_mat_t hat, hat_inv;
+  for (unsigned i = 1; i < t; i++)
+    for (unsigned j = 1; j < t; j++) hat[i - 1][j - 1] = m[i][j];
+  if (!mat_inv(hat_inv, hat, t - 1)) return false;
+  cuzk_fr_t w[PG_T], w_hat[PG_T];
+  for (unsigned i = 1; i < t; i++) w[i - 1] = m[i][0];
+  vec_mat(w_hat, w, hat_inv, t - 1);
+  for (unsigned i = 0; i < t; i++)
+    for (unsigned j = 0; j < t; j++) {
+      mp[i][j] = CUZK_FR_ZERO;
+      mdp[i][j] = CUZK_FR_ZERO;
+    }
+  mp[0][0] = CUZK_FR_ONE;
+  for (unsigned i = 1; i < t; i++)
+    for (unsigned j = 1; j < t; j++) mp[i][j] = m[i][j];
+  for (unsigned j = 0; j < t; j++) mdp[0][j] = m[0][j];
+  for (unsigned i = 1; i < t; i++) {
+    mdp[i][0] = w_hat[i - 1];
+    mdp[i][i] = CUZK_FR_ONE;
+  }
+  return true;
+}
+
+static pg_consts_t pg_consts[4];
+static pthread_once_t pg_consts_once[4] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+                                           PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static int pg_slot(unsigned arity) {
+  return arity == 2 ? 0 : arity == 4 ? 1 : arity == 8 ? 2 : 3;
+}
+
+static void pg_consts_init(unsigned arity) {
+  pg_consts_t *c = &pg_consts[pg_slot(arity)];
+  const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
+  if (!p) return;
+  unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
+  pg_mat_t m, m_inv;
+  for (unsigned i = 0; i < t; i++)
+    for (unsigned j = 0; j < t; j++) m[i][j] = p->mds[i][j];
+  c->crc = malloc((8 * (size_t)t + np) * sizeof *c->crc);
+  c->sparse = malloc(np * sizeof *c->sparse);
+  cuzk_fr_t *acc_keys = malloc(np * sizeof *acc_keys);
+  if (!c->crc || !c->sparse || !acc_keys || !mat_inv(m_inv, m, t)) {
+    free(acc_keys);
+    return;
+  }
+  const cuzk_fr_t *rk = p->rc; /* rk + r * t: round r */
+  cuzk_fr_t *w = c->crc;
+  memcpy(w, rk, t * sizeof *w);
+  w += t;
+  for (unsigned i = 0; i + 1 < half; i++, w += t) vec_mat(w, rk + (size_t)(i + 1) * t, m_inv, t);
+  unsigned final_round = half + np;
+  cuzk_fr_t acc[PG_T], inv[PG_T];
+  memcpy(acc, rk + (size_t)final_round * t, t * sizeof *acc);
+  for (unsigned i = 0; i < np; i++) {
+    const cuzk_fr_t *prev = rk + (size_t)(final_round - i - 1) * t;
+    vec_mat(inv, acc, m_inv, t);
+    acc_keys[i] = inv[0];
+    inv[0] = CUZK_FR_ZERO;
+    for (unsigned j = 0; j < t; j++) cuzk_fr_add(&acc[j], &prev[j], &inv[j]);
+  }
+  vec_mat(w, acc, m_inv, t);
+  w += t;
+  for (unsigned i = 0; i < np; i++) *w++ = acc_keys[np - 1 - i];
+  for (unsigned i = 1; i < half; i++, w += t)
+    vec_mat(w, rk + (size_t)(i + final_round) * t, m_inv, t);
+  free(acc_keys);
+
+  /* factor_to_sparse_matrices: curr = m; np times: m'' of curr collected, curr = m · m'(curr);
+   * pre_sparse = curr; the m'' list reversed. */
+  pg_mat_t curr, mp, mdp;
+  memcpy(curr, m, sizeof curr);
+  for (unsigned k = 0; k < np; k++) {
+    if (!derive_primes(mp, mdp, curr, t)) return;
+    memcpy(c->sparse[np - 1 - k], mdp, sizeof mdp);
+    mat_mul(curr, m, mp, t);
+  }
+  memcpy(c->pre_sparse, curr, sizeof curr);
+  c->ok = true;
+}
+
+static void pg_consts_2(void) { pg_consts_init(2); }
+static void pg_consts_4(void) { pg_consts_init(4); }
+static void pg_consts_8(void) { pg_consts_init(8); }
+static void pg_consts_11(void) { pg_consts_init(11); }
+
+static const pg_consts_t *pg_consts_of(unsigned arity) {
+  static void (*const init[4])(void) = {pg_consts_2, pg_consts_4, pg_consts_8, pg_consts_11};
+  int k = pg_slot(arity);
+  pthread_once(&pg_consts_once[k], init[k]);
+  return pg_consts[k].ok ? &pg_consts[k] : NULL;
+}
+
 typedef struct {
   cuzk_cs_t *cs;
   const cuzk_poseidon_params_t *p;
+  const pg_consts_t *k;
   bool rec, vals, sym;
   pg_sched_t *cap; /* capture: rows are appended here */
   const pg_sched_t *rep; /* replay: rows are read from here */
@@ -356,46 +534,57 @@ static cuzk_var_t pg_ensure_allocated(pg_t *g, unsigned i, const cuzk_fr_t *x) {
   return v;
 }
 
-/* x^5 of element i; returns the single variable holding it and updates the element's value. */
-static cuzk_var_t pg_sbox(pg_t *g, unsigned i, bool first_round) {
-  cuzk_fr_t x = g->val[i], x2, x4, x5;
+/* y^5 + post with one constraint each for y², y⁴ and the product (neptune quintic_s_box and,
+ * in the first round, quintic_s_box_pre_add): in the first round element i is the input
+ * variable and y = input + pre inside the constraints; later y is element i's linear
+ * combination, allocated first (one more constraint). `post` may be NULL (terminal round).
+ * Returns the variable holding the result and sets the element's value to it. */
+static cuzk_var_t pg_sbox(pg_t *g, unsigned i, const cuzk_fr_t *pre, const cuzk_fr_t *post) {
+  cuzk_fr_t y = g->val[i], y2, y4, y5;
   if (g->vals) {
-    cuzk_fr_sqr(&x2, &x);
-    cuzk_fr_sqr(&x4, &x2);
-    cuzk_fr_mul(&x5, &x4, &x);
-    g->val[i] = x5;
+    if (pre) cuzk_fr_add(&y, &y, pre);
+    cuzk_fr_sqr(&y2, &y);
+    cuzk_fr_sqr(&y4, &y2);
+    cuzk_fr_mul(&y5, &y4, &y);
+    if (post) cuzk_fr_add(&y5, &y5, post);
+    g->val[i] = y5;
   }
-  if (first_round) {
-    /* element = input variable + round constant, kept inside the constraints:
-     * (in + rc)² = l2, l2² = l4, (in + rc) · l4 = l5. */
-    cuzk_var_t l2 = pg_alloc(g, &x2);
+  cuzk_var_t l, l2;
+  if (pre) {
+    l = g->basis[i]; /* first round: basis slot i holds input i - 1 */
+    l2 = pg_alloc(g, &y2);
     if (g->rec) {
-      pg_lc_of(g, &g->lc[0], i);
+      cuzk_lc_clear(&g->lc[0]);
+      cuzk_lc_add(&g->lc[0], l);
+      cuzk_lc_add_fr(&g->lc[0], pre, CUZK_VAR_ONE);
       cuzk_lc_copy(&g->lc[1], &g->lc[0]);
       cuzk_lc_clear(&g->lc[2]);
       cuzk_lc_add(&g->lc[2], l2);
     }
     enforce(g->cs, &g->lc[0], &g->lc[1], &g->lc[2]);
-    cuzk_var_t l4 = pg_alloc(g, &x4);
-    pg_enforce_vars(g, l2, l2, l4);
-    cuzk_var_t l5 = pg_alloc(g, &x5);
-    if (g->rec) {
-      pg_lc_of(g, &g->lc[0], i);
-      cuzk_lc_clear(&g->lc[1]);
-      cuzk_lc_clear(&g->lc[2]);
-      cuzk_lc_add(&g->lc[1], l4);
-      cuzk_lc_add(&g->lc[2], l5);
-    }
-    enforce(g->cs, &g->lc[0], &g->lc[1], &g->lc[2]);
-    return l5;
+  } else {
+    l = pg_ensure_allocated(g, i, &y);
+    l2 = pg_alloc(g, &y2);
+    pg_enforce_vars(g, l, l, l2);
   }
-  cuzk_var_t l = pg_ensure_allocated(g, i, &x);
-  cuzk_var_t l2 = pg_alloc(g, &x2);
-  pg_enforce_vars(g, l, l, l2);
-  cuzk_var_t l4 = pg_alloc(g, &x4);
+  cuzk_var_t l4 = pg_alloc(g, &y4);
   pg_enforce_vars(g, l2, l2, l4);
-  cuzk_var_t l5 = pg_alloc(g, &x5);
-  pg_enforce_vars(g, l, l4, l5);
+  cuzk_var_t l5 = pg_alloc(g, &y5);
+  if (g->rec) {
+    cuzk_lc_clear(&g->lc[0]);
+    cuzk_lc_clear(&g->lc[1]);
+    cuzk_lc_clear(&g->lc[2]);
+    cuzk_lc_add(&g->lc[0], l);
+    if (pre) cuzk_lc_add_fr(&g->lc[0], pre, CUZK_VAR_ONE);
+    cuzk_lc_add(&g->lc[1], l4);
+    cuzk_lc_add(&g->lc[2], l5);
+    if (post) {
+      cuzk_fr_t neg;
+      cuzk_fr_neg(&neg, post);
+      cuzk_lc_add_fr(&g->lc[2], &neg, CUZK_VAR_ONE);
+    }
+  }
+  enforce(g->cs, &g->lc[0], &g->lc[1], &g->lc[2]);
   return l5;
 }
 
@@ -404,123 +593,112 @@ static void pg_set_single(pg_t *g, unsigned i, unsigned k) {
   cuzk_fr_from_u64(&g->coef[i][k], 1);
 }
 
-/* state := state · M (row vector times the MDS matrix, as the native permutation). */
-static void pg_mix(pg_t *g) {
-  const cuzk_poseidon_params_t *p = g->p;
-  unsigned t = p->width;
-  cuzk_fr_t tmp;
-  if (g->vals) {
-    cuzk_fr_t out[CUZK_POSEIDON_MAX_WIDTH];
-    for (unsigned j = 0; j < t; j++) {
-      out[j] = fr_zero;
-      for (unsigned i = 0; i < t; i++) {
-        cuzk_fr_mul(&tmp, &g->val[i], &p->mds[i][j]);
-        cuzk_fr_add(&out[j], &out[j], &tmp);
-      }
-    }
-    memcpy(g->val, out, t * sizeof *out);
-  }
+/* state := state · M (values always when kept; symbolic coefficients when capturing). */
+static void pg_mix(pg_t *g, pg_mat_t m) {
+  unsigned t = g->p->width;
+  if (g->vals) vec_mat(g->val, g->val, m, t);
   if (!g->sym) return;
   static _Thread_local cuzk_fr_t nc[CUZK_POSEIDON_MAX_WIDTH][PG_MAX_BASIS];
+  cuzk_fr_t tmp;
   for (unsigned j = 0; j < t; j++)
     for (unsigned k = 0; k < g->nb; k++) {
       nc[j][k] = fr_zero;
       for (unsigned i = 0; i < t; i++) {
-        if (cuzk_fr_is_zero(&g->coef[i][k])) continue;
-        cuzk_fr_mul(&tmp, &g->coef[i][k], &p->mds[i][j]);
+        if (cuzk_fr_is_zero(&g->coef[i][k]) || cuzk_fr_is_zero(&m[i][j])) continue;
+        cuzk_fr_mul(&tmp, &g->coef[i][k], &m[i][j]);
         cuzk_fr_add(&nc[j][k], &nc[j][k], &tmp);
       }
     }
   for (unsigned j = 0; j < t; j++) memcpy(g->coef[j], nc[j], g->nb * sizeof(cuzk_fr_t));
 }
 
-static void pg_add_rc(pg_t *g, const cuzk_fr_t *rc) {
-  for (unsigned i = 0; i < g->p->width; i++) {
-    if (g->vals) cuzk_fr_add(&g->val[i], &g->val[i], &rc[i]);
-    if (g->sym) cuzk_fr_add(&g->coef[i][0], &g->coef[i][0], &rc[i]);
+/* The S-boxes of a full round (all elements allocated afterwards: basis restarts). */
+static void pg_full_round(pg_t *g, const cuzk_fr_t *post) {
+  unsigned t = g->p->width;
+  cuzk_var_t outv[CUZK_POSEIDON_MAX_WIDTH];
+  for (unsigned i = 0; i < t; i++) outv[i] = pg_sbox(g, i, NULL, post ? &post[i] : NULL);
+  g->nb = 1 + t;
+  for (unsigned i = 0; i < t; i++) {
+    g->basis[1 + i] = outv[i];
+    if (g->sym) pg_set_single(g, i, 1 + i);
   }
 }
 
 static void pg_run(pg_t *g, const cuzk_num_t *in, cuzk_num_t *res) {
   const cuzk_poseidon_params_t *p = g->p;
-  unsigned arity = p->arity, t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
+  const pg_consts_t *k = g->k;
+  unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
   assert(1 + t + np <= PG_MAX_BASIS);
-  for (int k = 0; k < 3; k++) cuzk_lc_init(&g->lc[k]);
+  pg_mat_t m;
+  for (unsigned i = 0; i < t; i++)
+    for (unsigned j = 0; j < t; j++) m[i][j] = p->mds[i][j];
+  for (int q = 0; q < 3; q++) cuzk_lc_init(&g->lc[q]);
   g->row = 0;
-  g->nb = 1 + arity;
+  const cuzk_fr_t *crc = k->crc;
+
+  /* first round: pre-add keys crc[0..t), post-add keys crc[t..2t); the tag is a constant */
+  const cuzk_fr_t *pre = crc, *post = crc + t;
+  crc += 2 * t;
+  g->nb = t; /* basis: ONE, then input i - 1 in slot i */
   g->basis[0] = CUZK_VAR_ONE;
-  for (unsigned i = 0; i < arity; i++) g->basis[1 + i] = in[i].var;
-  if (g->vals) {
-    g->val[0] = p->merkle_tag;
-    for (unsigned i = 0; i < arity; i++) g->val[1 + i] = in[i].val;
+  for (unsigned i = 1; i < t; i++) {
+    g->basis[i] = in[i - 1].var;
+    if (g->vals) g->val[i] = in[i - 1].val;
   }
+  cuzk_fr_t tag5 = p->merkle_tag, x4;
+  cuzk_fr_add(&tag5, &tag5, &pre[0]);
+  cuzk_fr_sqr(&x4, &tag5);
+  cuzk_fr_sqr(&x4, &x4);
+  cuzk_fr_mul(&tag5, &tag5, &x4);
+  cuzk_fr_add(&tag5, &tag5, &post[0]);
+  g->val[0] = tag5;
+  for (unsigned i = 1; i < t; i++) g->basis[i] = pg_sbox(g, i, &pre[i], &post[i]);
   if (g->sym) {
-    for (unsigned i = 0; i < t; i++) memset(g->coef[i], 0, g->nb * sizeof(cuzk_fr_t));
-    g->coef[0][0] = p->merkle_tag;
-    for (unsigned i = 1; i < t; i++) cuzk_fr_from_u64(&g->coef[i][i], 1);
+    for (unsigned i = 1; i < t; i++) pg_set_single(g, i, i);
+    memset(g->coef[0], 0, g->nb * sizeof(cuzk_fr_t));
+    g->coef[0][0] = tag5;
   }
-  const cuzk_fr_t *rc = p->rc;
-  cuzk_var_t outv[CUZK_POSEIDON_MAX_WIDTH];
-  for (unsigned r = 0; r < p->full_rounds + np; r++, rc += t) {
-    pg_add_rc(g, rc);
-    bool full = r < half || r >= half + np;
-    if (full) {
-      for (unsigned i = 0; i < t; i++) {
-        if (r == 0 && i == 0) { /* the tag: a constant, no constraint */
-          if (g->vals) {
-            cuzk_fr_t x = g->val[0], x4;
-            cuzk_fr_sqr(&x4, &x);
-            cuzk_fr_sqr(&x4, &x4);
-            cuzk_fr_mul(&g->val[0], &x4, &x);
-          }
-          outv[0] = CUZK_VAR_ONE;
-          continue;
-        }
-        outv[i] = pg_sbox(g, i, r == 0);
-      }
-      /* new basis: ONE and the t S-box outputs (slot 1 is unused after the first round: the
-       * tag's S-box output is a constant) */
-      cuzk_fr_t tag5 = {{0}};
-      if (g->sym && r == 0) {
-        /* the tag's value after its S-box, as a constant coefficient */
-        cuzk_fr_t x = p->merkle_tag, x4;
-        cuzk_fr_add(&x, &x, &p->rc[0]);
-        cuzk_fr_sqr(&x4, &x);
-        cuzk_fr_sqr(&x4, &x4);
-        cuzk_fr_mul(&tag5, &x4, &x);
-      }
-      g->nb = 1 + t;
-      for (unsigned i = 0; i < t; i++) {
-        g->basis[1 + i] = outv[i];
-        if (g->sym) pg_set_single(g, i, 1 + i);
-      }
-      if (g->sym && r == 0) {
-        pg_set_single(g, 0, 0);
-        g->coef[0][0] = tag5;
-      }
-    } else {
-      cuzk_var_t o = pg_sbox(g, 0, false);
-      assert(g->nb < PG_MAX_BASIS);
-      g->basis[g->nb++] = o;
-      if (g->sym) {
-        for (unsigned i = 1; i < t; i++) g->coef[i][g->nb - 1] = fr_zero;
-        pg_set_single(g, 0, g->nb - 1);
-      }
+  unsigned cr = 0; /* neptune's current_round, which picks the matrix */
+#define PG_MIX()                                                                                 \
+  do {                                                                                           \
+    if (cr == half - 1)                                                                          \
+      pg_mix(g, (cuzk_fr_t(*)[PG_T])k->pre_sparse);                                              \
+    else if (cr > half - 1 && cr < half + np)                                                    \
+      pg_mix(g, k->sparse[cr - half]);                                                           \
+    else                                                                                         \
+      pg_mix(g, m);                                                                              \
+    cr++;                                                                                        \
+  } while (0)
+  PG_MIX();
+  for (unsigned r = 1; r < half; r++, crc += t) {
+    pg_full_round(g, crc);
+    PG_MIX();
+  }
+  for (unsigned r = 0; r < np; r++, crc++) {
+    cuzk_var_t o = pg_sbox(g, 0, NULL, crc);
+    assert(g->nb < PG_MAX_BASIS);
+    g->basis[g->nb++] = o;
+    if (g->sym) {
+      for (unsigned i = 1; i < t; i++) g->coef[i][g->nb - 1] = fr_zero;
+      pg_set_single(g, 0, g->nb - 1);
     }
-    pg_mix(g);
+    PG_MIX();
   }
+  for (unsigned r = 0; r + 1 < half; r++, crc += t) {
+    pg_full_round(g, crc);
+    PG_MIX();
+  }
+  pg_full_round(g, NULL);
+  PG_MIX();
+#undef PG_MIX
   res->val = g->vals ? g->val[1] : fr_zero;
   res->var = pg_ensure_allocated(g, 1, &res->val);
-  for (int k = 0; k < 3; k++) cuzk_lc_free(&g->lc[k]);
+  for (int q = 0; q < 3; q++) cuzk_lc_free(&g->lc[q]);
 }
 
 static pg_sched_t pg_scheds[4];
 static pthread_once_t pg_once[4] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
                                     PTHREAD_ONCE_INIT};
-
-static int pg_slot(unsigned arity) {
-  return arity == 2 ? 0 : arity == 4 ? 1 : arity == 8 ? 2 : 3;
-}
 
 static void pg_capture(unsigned arity) {
   pg_sched_t *c = &pg_scheds[pg_slot(arity)];
@@ -535,10 +713,12 @@ static void pg_capture(unsigned arity) {
     for (unsigned i = 0; i < arity; i++) in[i] = cuzk_num_alloc(cs, NULL);
     g->cs = cs;
     g->p = cuzk_poseidon_params(arity);
+    g->k = pg_consts_of(arity);
+    if (!g->k) c->ok = false;
     g->rec = true;
     g->sym = true;
     g->cap = c;
-    pg_run(g, in, &res);
+    if (c->ok) pg_run(g, in, &res);
     if (cuzk_cs_error(cs, err, sizeof err) != CUZK_OK) c->ok = false;
   }
   free(g);
@@ -557,6 +737,8 @@ cuzk_num_t cuzk_poseidon_gadget(cuzk_cs_t *cs, unsigned arity, const cuzk_num_t 
   pg_t *g = &g_store;
   g->cs = cs;
   g->p = p;
+  g->k = pg_consts_of(arity);
+  assert(g->k); /* only fails without memory at first use */
   g->rec = cuzk_cs_is_recording(cs);
   g->vals = cuzk_cs_has_values(cs);
   g->sym = false;
