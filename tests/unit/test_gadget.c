@@ -170,12 +170,80 @@ static void test_bits(void **state) {
   cuzk_cs_free(cs);
 }
 
+/* PoR for the tree shapes 8-0-0 (2 levels), 8-8-0 (base 2 + sub) and 8-8-2 (base 2 + sub + top
+ * arity 2): the root computed natively (plain insertion + cuzk_poseidon_hash per level) satisfies
+ * the gadget, the packed public input is the leaf index, a wrong root does not. */
+static void test_por_shapes(void **state) {
+  (void)state;
+  cuzk_test_rng_t r;
+  cuzk_test_rng_init(&r, cuzk_test_seed());
+  unsigned shapes[3][4] = {{8, 8, 0, 0}, {8, 8, 8, 0}, {8, 8, 8, 2}};
+  size_t nlev[3] = {2, 3, 4};
+  for (int k = 0; k < 3; k++) {
+    for (int bad = 0; bad < 2; bad++) {
+      cuzk_cs_t *cs = new_cs(CUZK_CS_RECORD | CUZK_CS_WITNESS);
+      cuzk_fr_t leaf, cur, sib[4 * 7], root;
+      uint32_t idx[4];
+      uint64_t leaf_index = 0, mult = 1;
+      rand_fr(&r, &leaf);
+      cur = leaf;
+      size_t s = 0;
+      for (size_t l = 0; l < nlev[k]; l++) {
+        unsigned a = shapes[k][l];
+        idx[l] = (uint32_t)(cuzk_test_rng_next(&r) % a);
+        leaf_index += idx[l] * mult;
+        mult *= a;
+        cuzk_fr_t node[8];
+        for (unsigned i = 0, j = 0; i < a; i++) {
+          if (i == idx[l]) {
+            node[i] = cur;
+          } else {
+            rand_fr(&r, &sib[s + j]);
+            node[i] = sib[s + j];
+            j++;
+          }
+        }
+        s += a - 1;
+        cuzk_poseidon_hash(&cur, a, node);
+      }
+      root = cur;
+      if (bad) {
+        cuzk_fr_t one;
+        cuzk_fr_from_u64(&one, 1);
+        cuzk_fr_add(&root, &root, &one);
+      }
+      cuzk_num_t nroot = cuzk_num_alloc(cs, &root);
+      cuzk_por_gadget(cs, &leaf, shapes[k], nlev[k], idx, sib, &nroot);
+      uint64_t ni;
+      const cuzk_fr_t *in = cuzk_cs_inputs(cs, &ni);
+      assert_int_equal(ni, 2);
+      cuzk_fr_t want;
+      cuzk_fr_from_u64(&want, leaf_index);
+      assert_true(cuzk_fr_eq(&in[1], &want));
+      uint64_t per = 2;
+      for (size_t l = 0; l < nlev[k]; l++)
+        per += shapes[k][l] == 8 ? 3 + 22 + 505 : 1 + 2 + 311;
+      assert_int_equal(cuzk_cs_num_constraints(cs), per);
+      if (!bad) {
+        check_ok(cs);
+      } else {
+        char err[256];
+        uint64_t row;
+        assert_int_equal(cuzk_cs_check(cs, &row, err, sizeof err), CUZK_ERR_UNSATISFIED);
+        assert_int_equal(row, per - 1); /* the root equality */
+      }
+      cuzk_cs_free(cs);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_poseidon_counts),
       cmocka_unit_test(test_poseidon_witness),
       cmocka_unit_test(test_insert),
       cmocka_unit_test(test_bits),
+      cmocka_unit_test(test_por_shapes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
