@@ -23,10 +23,19 @@ static cuzk_err_t fr_le(cuzk_fr_t *out, const uint8_t b[32], char *errstr, size_
 }
 
 /* Flattens one inclusion proof into indices / siblings per level (leaf level first). */
-static cuzk_err_t flatten(const cuzk_merkle_proof_t *p, const unsigned *ar, size_t levels,
-                          cuzk_fr_t *leaf, uint32_t *idx, cuzk_fr_t *sibs, char *errstr,
-                          size_t errstr_size) {
+static cuzk_err_t flatten(const cuzk_merkle_proof_t *p, const cuzk_tree_shape_t *shape,
+                          const unsigned *ar, size_t levels, cuzk_fr_t *leaf, uint32_t *idx,
+                          cuzk_fr_t *sibs, char *errstr, size_t errstr_size) {
   const cuzk_vanilla_path_t *parts[3] = {&p->base, &p->sub, &p->top};
+  cuzk_merkle_kind_t want = shape->top_arity   ? CUZK_MERKLE_TOP
+                            : shape->sub_arity ? CUZK_MERKLE_SUB
+                                               : CUZK_MERKLE_SINGLE;
+  if (p->kind != want || p->base.len != shape->base_height ||
+      p->sub.len != (shape->sub_arity ? 1u : 0u) || p->top.len != (shape->top_arity ? 1u : 0u))
+    return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size,
+                     "inclusion proof (variant %d, paths %zu/%zu/%zu) does not fit tree %u-%u-%u",
+                     (int)p->kind, p->base.len, p->sub.len, p->top.len, shape->base_arity,
+                     shape->sub_arity, shape->top_arity);
   size_t l = 0, s = 0;
   for (int k = 0; k < 3; k++)
     for (size_t e = 0; e < parts[k]->len; e++, l++) {
@@ -82,7 +91,7 @@ cuzk_err_t cuzk_post_circuit_sector(cuzk_cs_t *cs, const cuzk_tree_shape_t *shap
   memset(sibs, 0, sizeof sibs);
   for (size_t c = 0; c < count; c++) {
     if (sec) {
-      e = flatten(&sec->proofs[first + c], ar, levels, &leaf, idx, sibs, errstr, errstr_size);
+      e = flatten(&sec->proofs[first + c], shape, ar, levels, &leaf, idx, sibs, errstr, errstr_size);
       if (e != CUZK_OK) return e;
     }
     cuzk_por_gadget(cs, &leaf, ar, levels, idx, sibs, &n_last);

@@ -148,13 +148,12 @@ void cuzk_num_to_bits_le(cuzk_cs_t *cs, cuzk_bit_t bits[CUZK_FR_NUM_BITS], const
   cuzk_lc_init(&a);
   cuzk_lc_init(&b);
   cuzk_lc_init(&c);
-  if (cuzk_cs_is_recording(cs)) {
-    pack_lc(&a, bits, CUZK_FR_NUM_BITS);
-    cuzk_lc_add(&b, CUZK_VAR_ONE);
-    cuzk_lc_add(&c, x->var);
+  if (cuzk_cs_is_recording(cs)) { /* 0 · 0 = Σ 2^i bits_i - x */
+    pack_lc(&c, bits, CUZK_FR_NUM_BITS);
+    cuzk_lc_sub(&c, x->var);
   }
   enforce(cs, &a, &b, &c);
-  cuzk_lc_free(&a);
+  cuzk_lc_free(&c);
 }
 
 cuzk_var_t cuzk_pack_into_input(cuzk_cs_t *cs, const cuzk_bit_t *bits, size_t n) {

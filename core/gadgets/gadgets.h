@@ -53,7 +53,7 @@ cuzk_num_t cuzk_num_pick(cuzk_cs_t *cs, const cuzk_bit_t *cond, const cuzk_num_t
                          const cuzk_num_t *b);
 
 /* bits[0..255) = the little-endian bits of x: 255 booleans and one packing constraint
- * Σ 2^i bits_i = x, 256 constraints (bellperson AllocatedNum::to_bits_le, not the strict form:
+ * 0 · 0 = Σ 2^i bits_i - x, 256 constraints (bellperson AllocatedNum::to_bits_le, not the strict form:
  * it does not rule out the representation of x + r, which fits 255 bits for small x). */
 #define CUZK_FR_NUM_BITS 255
 void cuzk_num_to_bits_le(cuzk_cs_t *cs, cuzk_bit_t bits[CUZK_FR_NUM_BITS], const cuzk_num_t *x);

@@ -150,6 +150,38 @@ static void test_bits(void **state) {
   check_ok(cs);
   cuzk_cs_free(cs);
 
+  /* the packing row binds the bits to x: claiming them for x + 1 fails at that row */
+  cs = new_cs(CUZK_CS_RECORD | CUZK_CS_WITNESS);
+  cuzk_fr_t one, x1;
+  cuzk_fr_from_u64(&one, 1);
+  cuzk_fr_add(&x1, &x, &one);
+  cuzk_num_t nx1 = cuzk_num_alloc(cs, &x1);
+  cuzk_num_t nx0 = cuzk_num_alloc(cs, &x);
+  cuzk_bit_t b0[CUZK_FR_NUM_BITS];
+  cuzk_num_to_bits_le(cs, b0, &nx0); /* values of x */
+  cuzk_lc_t pa, pb, pc;
+  cuzk_lc_init(&pa);
+  cuzk_lc_init(&pb);
+  cuzk_lc_init(&pc);
+  {
+    cuzk_fr_t co;
+    cuzk_fr_from_u64(&co, 1);
+    for (unsigned i = 0; i < CUZK_FR_NUM_BITS; i++) {
+      cuzk_lc_add_fr(&pc, &co, b0[i].var);
+      cuzk_fr_dbl(&co, &co);
+    }
+    cuzk_lc_sub(&pc, nx1.var);
+  }
+  cuzk_cs_enforce(cs, &pa, &pb, &pc);
+  cuzk_lc_free(&pc);
+  {
+    char e2[256];
+    uint64_t row2;
+    assert_int_equal(cuzk_cs_check(cs, &row2, e2, sizeof e2), CUZK_ERR_UNSATISFIED);
+    assert_int_equal(row2, 256);
+  }
+  cuzk_cs_free(cs);
+
   /* a non-boolean bit is caught */
   cs = new_cs(CUZK_CS_RECORD | CUZK_CS_WITNESS);
   cuzk_fr_t two;

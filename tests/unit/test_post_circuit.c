@@ -254,6 +254,13 @@ static void test_real_32g_sector(void **state) {
   uint64_t bad;
   assert_int_equal(cuzk_cs_check(cs, &bad, err, sizeof err), CUZK_ERR_UNSATISFIED);
   cuzk_cs_free(cs);
+
+  /* the 32GiB proof offered to the 2KiB circuit: a typed error, not a crash */
+  cs = new_cs(CUZK_CS_WITNESS);
+  assert_int_equal(cuzk_post_circuit_sector(cs, &cuzk_filecoin_post_info(10)->shape, &v->items[0],
+                                            0, 10, err, sizeof err),
+                   CUZK_ERR_BAD_VANILLA);
+  cuzk_cs_free(cs);
   cuzk_vanilla_post_free(v);
   free(buf);
 }
