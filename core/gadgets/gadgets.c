@@ -593,9 +593,22 @@ static void pg_set_single(pg_t *g, unsigned i, unsigned k) {
 }
 
 /* state := state · M (values always when kept; symbolic coefficients when capturing). */
-static void pg_mix(pg_t *g, pg_mat_t m) {
+static void pg_mix(pg_t *g, pg_mat_t m, bool sparse) {
   unsigned t = g->p->width;
-  if (g->vals) vec_mat(g->val, g->val, m, t);
+  if (g->vals && sparse) { /* m = [[d, v], [w, I]]: 2t - 1 products instead of t² */
+    cuzk_fr_t y0 = CUZK_FR_ZERO, tmp;
+    for (unsigned i = 0; i < t; i++) {
+      cuzk_fr_mul(&tmp, &g->val[i], &m[i][0]);
+      cuzk_fr_add(&y0, &y0, &tmp);
+    }
+    for (unsigned j = 1; j < t; j++) {
+      cuzk_fr_mul(&tmp, &g->val[0], &m[0][j]);
+      cuzk_fr_add(&g->val[j], &g->val[j], &tmp);
+    }
+    g->val[0] = y0;
+  } else if (g->vals) {
+    vec_mat(g->val, g->val, m, t);
+  }
   if (!g->sym) return;
   static _Thread_local cuzk_fr_t nc[CUZK_POSEIDON_MAX_WIDTH][PG_MAX_BASIS];
   cuzk_fr_t tmp;
@@ -661,11 +674,11 @@ static void pg_run(pg_t *g, const cuzk_num_t *in, cuzk_num_t *res) {
 #define PG_MIX()                                                                                 \
   do {                                                                                           \
     if (cr == half - 1)                                                                          \
-      pg_mix(g, (cuzk_fr_t(*)[PG_T])k->pre_sparse);                                              \
+      pg_mix(g, (cuzk_fr_t(*)[PG_T])k->pre_sparse, false);                                       \
     else if (cr > half - 1 && cr < half + np)                                                    \
-      pg_mix(g, k->sparse[cr - half]);                                                           \
+      pg_mix(g, k->sparse[cr - half], true);                                                     \
     else                                                                                         \
-      pg_mix(g, m);                                                                              \
+      pg_mix(g, m, false);                                                                       \
     cr++;                                                                                        \
   } while (0)
   PG_MIX();
