@@ -15,6 +15,7 @@ static void inspect_usage(FILE *out) {
       out,
       "Usage: cuzk inspect params|vk|proof FILE [--json] [--snarkjs] [--trusted]\n"
       "       cuzk inspect vanilla --type window-post|winning-post FILE [--pub JSON] [--json]\n"
+      "       cuzk inspect circuit --type window-post|winning-post --sector-size S [--json]\n"
       "\n"
       "Decodes a bellperson .params, .vk or proof file (192 bytes per partition), checks every\n"
       "point (on curve, in the subgroup unless --trusted) and prints a summary.\n"
@@ -37,6 +38,13 @@ static int inspect_run(int argc, char **argv) {
       return CUZK_EXIT_OK;
     }
     return cuzk_inspect_vanilla_main(argc - 1, argv + 1);
+  }
+  if (argc > 1 && strcmp(argv[1], "circuit") == 0) {
+    if (cuzk_cli_wants_help(argc - 1, argv + 1)) {
+      cuzk_inspect_circuit_usage(stdout);
+      return CUZK_EXIT_OK;
+    }
+    return cuzk_inspect_circuit_main(argc - 1, argv + 1);
   }
   const char *what = NULL, *file = NULL;
   bool json = false, snark = false, trusted = false;

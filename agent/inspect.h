@@ -12,4 +12,11 @@ int cuzk_inspect_vanilla_main(int argc, char **argv);
 /* Prints the usage of `cuzk inspect vanilla`. */
 void cuzk_inspect_vanilla_usage(FILE *out);
 
+/* `cuzk inspect circuit ...`: argv[0] is "circuit". Returns CUZK_EXIT_OK after printing the
+ * counts, CUZK_EXIT_FAIL when synthesis failed, CUZK_EXIT_USAGE for bad options. Main thread. */
+int cuzk_inspect_circuit_main(int argc, char **argv);
+
+/* Prints the usage of `cuzk inspect circuit`. */
+void cuzk_inspect_circuit_usage(FILE *out);
+
 #endif

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/circuits/post.h"
 #include "core/circuits/synthetic.h"
+#include "core/filecoin/vanilla.h"
 
 /* ---- synthetic ------------------------------------------------------------------------ */
 
@@ -37,10 +39,85 @@ static const cuzk_circuit_t cuzk__circuit_synthetic = {
     synthetic_synth,
 };
 
+/* ---- FallbackPoSt (core/circuits/post.h) ------------------------------------------------ */
+
+/* The registered proof each PoSt circuit stands for (the circuit is the same for a window
+ * proof's V1 and V1_1). */
+static const cuzk_post_proof_info_t *post_info_of(const char *name) {
+  int id = strcmp(name, "winning-post-2k") == 0    ? 0
+           : strcmp(name, "winning-post-32g") == 0 ? 3
+           : strcmp(name, "window-post-2k") == 0   ? 10
+                                                   : 13;
+  return cuzk_filecoin_post_info(id);
+}
+
+
+static int post_id(char *buf, size_t size, const char *name) {
+  const cuzk_post_proof_info_t *in = post_info_of(name);
+  return snprintf(buf, size, "fallback-post{%s,proof=%d,sector_size=%llu,sectors=%u,challenges=%u}",
+                  name, in->id, (unsigned long long)in->sector_size, in->sectors_per_partition,
+                  in->challenges_per_sector);
+}
+
+static cuzk_err_t post_synth(const char *name, cuzk_cs_t *cs, const cuzk_circuit_opts_t *o,
+                             const uint8_t *input, size_t input_len, char *errstr,
+                             size_t errstr_size) {
+  (void)o;
+  const cuzk_post_proof_info_t *info = post_info_of(name);
+  cuzk_vanilla_post_t *v = NULL;
+  if (input) {
+    /* one bincode FallbackPoStSectorProof, or a Vec of them (a partition) */
+    cuzk_err_t e = cuzk_vanilla_post_decode(&v, input, input_len, errstr, errstr_size);
+    if (e != CUZK_OK) {
+      char vec_err[8];
+      if (cuzk_vanilla_post_decode_vec(&v, input, input_len, vec_err, sizeof vec_err) != CUZK_OK)
+        return e;
+    }
+  }
+  cuzk_err_t e = cuzk_post_circuit_build(cs, info, v, errstr, errstr_size);
+  cuzk_vanilla_post_free(v);
+  return e;
+}
+
+#define POST_CIRCUIT(fn, cname)                                                                \
+  static int post_id_##fn(char *buf, size_t size, const cuzk_circuit_opts_t *o) {              \
+    (void)o;                                                                                   \
+    return post_id(buf, size, cname);                                                          \
+  }                                                                                            \
+  static cuzk_err_t post_synth_##fn(cuzk_cs_t *cs, const cuzk_circuit_opts_t *o,               \
+                                    const uint8_t *input, size_t input_len, char *errstr,      \
+                                    size_t errstr_size) {                                      \
+    return post_synth(cname, cs, o, input, input_len, errstr, errstr_size);                    \
+  }
+
+POST_CIRCUIT(2k_win, "winning-post-2k")
+POST_CIRCUIT(2k_wdw, "window-post-2k")
+POST_CIRCUIT(32g_win, "winning-post-32g")
+POST_CIRCUIT(32g_wdw, "window-post-32g")
+
+static const cuzk_circuit_t cuzk__circuit_winning_post_2k = {
+    "winning-post-2k", "Filecoin WinningPoSt, 2KiB sectors (66 x 1 challenge; input: vanilla proof)",
+    {0}, post_id_2k_win, post_synth_2k_win};
+static const cuzk_circuit_t cuzk__circuit_window_post_2k = {
+    "window-post-2k",
+    "Filecoin WindowPoSt partition, 2KiB sectors (2 sectors x 10 challenges; input: vanilla)",
+    {0}, post_id_2k_wdw, post_synth_2k_wdw};
+static const cuzk_circuit_t cuzk__circuit_winning_post_32g = {
+    "winning-post-32g", "Filecoin WinningPoSt, 32GiB sectors (66 x 1 challenge; input: vanilla)",
+    {0}, post_id_32g_win, post_synth_32g_win};
+static const cuzk_circuit_t cuzk__circuit_window_post_32g = {
+    "window-post-32g",
+    "Filecoin WindowPoSt partition, 32GiB sectors (2349 sectors x 10 challenges; input: vanilla)",
+    {0}, post_id_32g_wdw, post_synth_32g_wdw};
+
 /* ---- registry ------------------------------------------------------------------------- */
 
 const cuzk_circuit_t *const cuzk_circuits[] = {
     &cuzk__circuit_synthetic,
+    &cuzk__circuit_winning_post_2k,
+    &cuzk__circuit_window_post_2k,
+    &cuzk__circuit_winning_post_32g,
+    &cuzk__circuit_window_post_32g,
     NULL,
 };
 
