@@ -13,4 +13,6 @@ typedef struct {
   void (*usage)(FILE *out);
 } cuzk_bench_t;
 
+extern const cuzk_bench_t cuzk_bench_fp;
+
 #endif

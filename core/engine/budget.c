@@ -147,6 +147,26 @@ cuzk_err_t cuzk_budget_reserve(cuzk_budget_t *b, uint64_t bytes, int timeout_ms,
   return CUZK_OK;
 }
 
+cuzk_err_t cuzk_budget_try_reserve(cuzk_budget_t *b, uint64_t bytes, cuzk_reservation_t **out) {
+  assert(b && out);
+  *out = NULL;
+  cuzk_reservation_t *r = calloc(1, sizeof *r);
+  if (!r) return CUZK_ERR_NOMEM;
+  r->b = b;
+  pthread_mutex_lock(&b->mu);
+  if (b->total - b->used < bytes) {
+    pthread_mutex_unlock(&b->mu);
+    free(r);
+    return CUZK_ERR_BUDGET;
+  }
+  cuzk__take(b, bytes);
+  r->held = bytes;
+  b->live++;
+  pthread_mutex_unlock(&b->mu);
+  *out = r;
+  return CUZK_OK;
+}
+
 cuzk_err_t cuzk_reservation_try_grow(cuzk_reservation_t *r, uint64_t bytes) {
   assert(r);
   cuzk_budget_t *b = r->b;

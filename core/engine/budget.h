@@ -52,6 +52,11 @@ cuzk_err_t cuzk_budget_add_evictor(cuzk_budget_t *b, const char *name, cuzk_evic
 cuzk_err_t cuzk_budget_reserve(cuzk_budget_t *b, uint64_t bytes, int timeout_ms, const char *reason,
                                cuzk_reservation_t **out, char *errstr, size_t errstr_size);
 
+/* Acquires `bytes` as a new reservation only if they fit now: no waiting and no eviction (the
+ * engine's dispatcher uses it when idle pooled buffers must not be evicted to make room).
+ * CUZK_ERR_BUDGET when it does not fit, CUZK_ERR_NOMEM. */
+cuzk_err_t cuzk_budget_try_reserve(cuzk_budget_t *b, uint64_t bytes, cuzk_reservation_t **out);
+
 /* Grows a live reservation by `bytes` without waiting and without evicting (pool pre-warm).
  * CUZK_ERR_BUDGET when it does not fit. */
 cuzk_err_t cuzk_reservation_try_grow(cuzk_reservation_t *r, uint64_t bytes);

@@ -42,6 +42,12 @@ typedef struct {
   int gpu; /* device index, -1 for the CPU backend */
   uint64_t enqueued, budget_granted, synth_start, synth_end, gpu_queued, gpu_start, gpu_end, finish_end;
   uint64_t h2d_bytes, h2d_us, ntt_us, msm_h_us, msm_l_us, msm_a_us, msm_b_g1_us, msm_b_g2_us;
+  uint64_t kernel_us;   /* backend prove_start time (device busy) */
+  uint64_t epilogue_us; /* backend prove_finish time */
+  uint64_t verify_us;
+  uint64_t grant_seq;   /* 1, 2, ...: the order in which the dispatcher granted budget */
+  uint32_t attempts;    /* prove_start calls (2 after a retry) */
+  bool pool_hit;        /* a/b/c came from idle pooled buffers (no allocation) */
   bool is_pinned;
   bool synthetic;
   cuzk_pool_stats_t pool;     /* snapshot when the partition finished */
@@ -60,6 +66,11 @@ typedef struct {
   const char *timeline_file;          /* "" or NULL: none; else TIMELINE events appended (copied) */
   bool log_timing;                    /* also log every timing record (CUZK_TIMING=1 sets it) */
   unsigned prewarm_pace_ms;           /* pinned pool pre-warm pacing */
+  const char *pce_cache_dir;          /* NULL or "": matrices cached in memory only (copied) */
+  const char *const *preload;         /* circuits to load at start (n_preload; copied) */
+  size_t n_preload;
+  unsigned prewarm_partitions;        /* per preloaded circuit: pre-warm a/b/c buffers for this
+                                         many partitions (3 buffers each) */
   /* Timing records go here (from the finalizer thread). May be NULL. */
   void (*on_timing)(void *ctx, const cuzk_partition_timing_t *t);
   void *on_timing_ctx;
@@ -77,6 +88,7 @@ typedef struct {
   size_t payload_len;
   int priority;              /* -1: from the type (WinningPoSt CRITICAL, WindowPoSt HIGH, else NORMAL) */
   uint64_t deadline_wall_ms; /* 0: none; work not started by then ends as CUZK_ERR_EXPIRED */
+  uint32_t partitions;       /* 0: the circuit's count (from the payload; synthetic: 1) */
 } cuzk_job_t;
 
 typedef struct {
@@ -100,6 +112,9 @@ typedef struct {
   cuzk_budget_stats_t budget;
   cuzk_pool_stats_t pool;
   double gpu_busy_ratio;           /* kernel time over wall time since start */
+  size_t srs_resident;             /* circuits whose parameters are loaded */
+  uint64_t srs_bytes;              /* their budget */
+  uint64_t srs_loads, srs_evictions;
   bool draining;
 } cuzk_engine_status_t;
 
@@ -124,6 +139,11 @@ void cuzk_engine_status(cuzk_engine_t *e, cuzk_engine_status_t *out);
 /* Stops admitting and waits until every admitted job is done (timeout_ms < 0: forever).
  * CUZK_ERR_TIMEOUT if work remains. Admission stays closed afterwards. */
 cuzk_err_t cuzk_engine_drain(cuzk_engine_t *e, int timeout_ms);
+
+/* Pre-warms the pinned pool with a/b/c buffers for `partitions` partitions of `circuit` (loading
+ * it, like a preload), paced by prewarm_pace_ms; waits for the allocations when `wait`. */
+cuzk_err_t cuzk_engine_prewarm(cuzk_engine_t *e, const char *circuit, unsigned partitions, bool wait,
+                               char *errstr, size_t errstr_size);
 
 /* Cancels what is left, joins every thread, frees everything. Not from a callback. */
 void cuzk_engine_free(cuzk_engine_t *e);

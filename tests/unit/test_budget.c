@@ -64,6 +64,30 @@ static uint64_t evict_nothing(void *ctx, uint64_t need) {
   return 0;
 }
 
+static uint64_t never_called(void *ctx, uint64_t need) {
+  (void)ctx, (void)need;
+  fail_msg("try_reserve must not evict");
+  return 0;
+}
+
+static void test_try_reserve_no_evict(void **state) {
+  (void)state;
+  cuzk_budget_t *b = cuzk_budget_new(100);
+  assert_int_equal(cuzk_budget_add_evictor(b, "never", never_called, NULL), CUZK_OK);
+  cuzk_reservation_t *r1, *r2;
+  assert_int_equal(cuzk_budget_try_reserve(b, 60, &r1), CUZK_OK);
+  assert_int_equal(cuzk_budget_try_reserve(b, 41, &r2), CUZK_ERR_BUDGET);
+  assert_null(r2);
+  assert_int_equal(cuzk_budget_try_reserve(b, 40, &r2), CUZK_OK);
+  cuzk_budget_stats_t st;
+  cuzk_budget_stats(b, &st);
+  assert_int_equal(st.used, 100);
+  assert_int_equal(st.reservations, 2);
+  cuzk_reservation_release(r1);
+  cuzk_reservation_release(r2);
+  cuzk_budget_free(b);
+}
+
 static void test_evictor_chain(void **state) {
   (void)state;
   cuzk_budget_t *b = cuzk_budget_new(100);
@@ -173,6 +197,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_basic),
       cmocka_unit_test(test_evictor_chain),
+      cmocka_unit_test(test_try_reserve_no_evict),
       cmocka_unit_test(test_wait_and_timeout),
       cmocka_unit_test(test_stress),
   };

@@ -1,0 +1,216 @@
+#include "core/r1cs/r1cs.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/poly/par.h"
+#include "core/r1cs/r1cs_internal.h"
+
+void cuzk_r1cs_free(cuzk_r1cs_t *r) {
+  if (!r) return;
+  for (size_t i = 0; i < sizeof r->owned / sizeof r->owned[0]; i++) free(r->owned[i]);
+  for (int k = 0; k < 3; k++) free(r->dens[k]);
+  free(r->names);
+  free(r->name_off);
+  if (r->map) munmap(r->map, r->map_len);
+  free(r);
+}
+
+uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) { return r->m; }
+uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) { return r->ni; }
+uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) { return r->naux; }
+uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) { return r->m + r->ni; }
+
+uint64_t cuzk_r1cs_domain_size(const cuzk_r1cs_t *r) {
+  uint64_t rows = r->m + r->ni, n = 1;
+  while (n < rows) n <<= 1;
+  return n;
+}
+
+const cuzk_r1cs_matrix_t *cuzk_r1cs_matrix(const cuzk_r1cs_t *r, cuzk_r1cs_which_t which) {
+  assert(which <= CUZK_R1CS_C);
+  return &r->mat[which];
+}
+
+const cuzk_fr_t *cuzk_r1cs_coeffs(const cuzk_r1cs_t *r, uint64_t *count) {
+  if (count) *count = r->ncoeffs;
+  return r->coeffs;
+}
+
+const uint64_t *cuzk_r1cs_density(const cuzk_r1cs_t *r, cuzk_r1cs_density_t which,
+                                  uint64_t *popcount) {
+  assert(which <= CUZK_R1CS_DENSITY_B_AUX);
+  if (popcount) *popcount = r->dens_count[which];
+  return r->dens[which];
+}
+
+const char *cuzk_r1cs_constraint_name(const cuzk_r1cs_t *r, uint64_t row) {
+  if (!r->name_off || row >= r->m || r->name_off[row] == UINT64_MAX) return NULL;
+  return r->names + r->name_off[row];
+}
+
+/* ---- density ---------------------------------------------------------------------------- */
+
+cuzk_err_t cuzk__r1cs_alloc_density(cuzk_r1cs_t *r) {
+  uint64_t aw = cuzk__bitmap_words(r->naux), iw = cuzk__bitmap_words(r->ni);
+  r->dens[CUZK_R1CS_DENSITY_A_AUX] = calloc(aw ? aw : 1, 8);
+  r->dens[CUZK_R1CS_DENSITY_B_INPUT] = calloc(iw ? iw : 1, 8);
+  r->dens[CUZK_R1CS_DENSITY_B_AUX] = calloc(aw ? aw : 1, 8);
+  for (int k = 0; k < 3; k++)
+    if (!r->dens[k]) return CUZK_ERR_NOMEM;
+  return CUZK_OK;
+}
+
+static inline void cuzk__bit_set_atomic(uint64_t *bits, uint64_t i) {
+  uint64_t m = 1ULL << (i & 63);
+  if (!(__atomic_load_n(&bits[i >> 6], __ATOMIC_RELAXED) & m))
+    __atomic_fetch_or(&bits[i >> 6], m, __ATOMIC_RELAXED);
+}
+
+void cuzk__r1cs_mark_density(cuzk_r1cs_t *r, uint64_t r0, uint64_t r1) {
+  uint64_t ni = r->ni;
+  const cuzk_r1cs_matrix_t *A = &r->mat[0], *B = &r->mat[1];
+  for (uint64_t e = A->row_ptr[r0]; e < A->row_ptr[r1]; e++) {
+    uint64_t col = A->entries[e].col;
+    if (col >= ni) cuzk__bit_set_atomic(r->dens[CUZK_R1CS_DENSITY_A_AUX], col - ni);
+  }
+  for (uint64_t e = B->row_ptr[r0]; e < B->row_ptr[r1]; e++) {
+    uint64_t col = B->entries[e].col;
+    if (col >= ni)
+      cuzk__bit_set_atomic(r->dens[CUZK_R1CS_DENSITY_B_AUX], col - ni);
+    else
+      cuzk__bit_set_atomic(r->dens[CUZK_R1CS_DENSITY_B_INPUT], col);
+  }
+}
+
+void cuzk__r1cs_count_density(cuzk_r1cs_t *r) {
+  uint64_t nbits[3] = {r->naux, r->ni, r->naux};
+  for (int k = 0; k < 3; k++) {
+    uint64_t c = 0;
+    for (uint64_t w = 0; w < cuzk__bitmap_words(nbits[k]); w++)
+      c += (uint64_t)__builtin_popcountll(r->dens[k][w]);
+    r->dens_count[k] = c;
+  }
+}
+
+typedef struct {
+  cuzk_r1cs_t *r;
+  size_t chunks;
+} cuzk__dens_job_t;
+
+static void cuzk__dens_chunk(void *ctx, size_t i) {
+  cuzk__dens_job_t *j = ctx;
+  uint64_t m = j->r->m;
+  cuzk__r1cs_mark_density(j->r, m * i / j->chunks, m * (i + 1) / j->chunks);
+}
+
+cuzk_err_t cuzk__r1cs_compute_density(cuzk_r1cs_t *r) {
+  cuzk_err_t err = cuzk__r1cs_alloc_density(r);
+  if (err != CUZK_OK) return err;
+  cuzk__dens_job_t j = {r, cuzk__par_chunks(r->m, 1u << 14)};
+  cuzk__par_for(j.chunks, cuzk__dens_chunk, &j);
+  cuzk__r1cs_count_density(r);
+  return CUZK_OK;
+}
+
+/* ---- evaluation ------------------------------------------------------------------------- */
+
+/* acc += coeff · w, with the ±1 and 0/1-witness shortcuts. */
+static inline void cuzk__mac(cuzk_fr_t *acc, uint32_t ci, const cuzk_fr_t *coeffs,
+                             const cuzk_fr_t *w) {
+  if (ci == CUZK_R1CS_COEFF_ONE) {
+    cuzk_fr_add(acc, acc, w);
+  } else if (ci == CUZK_R1CS_COEFF_NEG_ONE) {
+    cuzk_fr_sub(acc, acc, w);
+  } else if (cuzk_fr_is_zero(w)) {
+    /* nothing */
+  } else if (cuzk_fr_is_one(w)) {
+    cuzk_fr_add(acc, acc, &coeffs[ci]);
+  } else {
+    cuzk_fr_t t;
+    cuzk_fr_mul(&t, w, &coeffs[ci]);
+    cuzk_fr_add(acc, acc, &t);
+  }
+}
+
+void cuzk__r1cs_row_eval(cuzk_fr_t *out, const cuzk_r1cs_matrix_t *mat, uint64_t row,
+                         const cuzk_fr_t *coeffs, const cuzk_fr_t *inputs, uint64_t ni,
+                         const cuzk_fr_t *aux) {
+  cuzk_fr_t acc = CUZK_FR_ZERO;
+  const cuzk_r1cs_entry_t *e = mat->entries;
+  for (uint64_t k = mat->row_ptr[row], end = mat->row_ptr[row + 1]; k < end; k++) {
+    uint64_t col = e[k].col;
+    const cuzk_fr_t *w = col < ni ? &inputs[col] : &aux[col - ni];
+    cuzk__mac(&acc, e[k].coeff, coeffs, w);
+  }
+  *out = acc;
+}
+
+cuzk_err_t cuzk_r1cs_check(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
+                           const cuzk_fr_t *aux, uint64_t n_aux, uint64_t *bad_row, char *errstr,
+                           size_t errstr_size) {
+  if (n_inputs != r->ni || n_aux != r->naux)
+    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,
+                     "r1cs_check: witness has %llu inputs / %llu aux, system %llu / %llu",
+                     (unsigned long long)n_inputs, (unsigned long long)n_aux,
+                     (unsigned long long)r->ni, (unsigned long long)r->naux);
+  if (n_inputs == 0 || !cuzk_fr_is_one(&inputs[0]))
+    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "r1cs_check: input 0 is not 1");
+  for (uint64_t row = 0; row < r->m; row++) {
+    cuzk_fr_t a, b, c;
+    cuzk__r1cs_row_eval(&a, &r->mat[0], row, r->coeffs, inputs, r->ni, aux);
+    cuzk__r1cs_row_eval(&b, &r->mat[1], row, r->coeffs, inputs, r->ni, aux);
+    cuzk__r1cs_row_eval(&c, &r->mat[2], row, r->coeffs, inputs, r->ni, aux);
+    cuzk_fr_mul(&a, &a, &b);
+    if (!cuzk_fr_eq(&a, &c)) {
+      if (bad_row) *bad_row = row;
+      const char *name = cuzk_r1cs_constraint_name(r, row);
+      return cuzk_errf(CUZK_ERR_UNSATISFIED, errstr, errstr_size,
+                       "constraint %llu%s%s%s is not satisfied", (unsigned long long)row,
+                       name ? " (" : "", name ? name : "", name ? ")" : "");
+    }
+  }
+  return CUZK_OK;
+}
+
+/* ---- SpMV ------------------------------------------------------------------------------- */
+
+typedef struct {
+  const cuzk_r1cs_t *r;
+  const cuzk_fr_t *inputs, *aux;
+  cuzk_fr_t *out[3];
+  uint64_t n;
+  size_t chunks;
+} cuzk__spmv_job_t;
+
+static void cuzk__spmv_chunk(void *ctx, size_t i) {
+  const cuzk__spmv_job_t *j = ctx;
+  const cuzk_r1cs_t *r = j->r;
+  uint64_t n = j->n, m = r->m, ni = r->ni;
+  uint64_t lo = n * i / j->chunks, hi = n * (i + 1) / j->chunks;
+  uint64_t c_hi = hi < m ? hi : m;
+  for (int k = 0; k < 3; k++) {
+    const cuzk_r1cs_matrix_t *mat = &r->mat[k];
+    cuzk_fr_t *out = j->out[k];
+    for (uint64_t row = lo; row < c_hi; row++)
+      cuzk__r1cs_row_eval(&out[row], mat, row, r->coeffs, j->inputs, ni, j->aux);
+    for (uint64_t row = lo > m ? lo : m; row < hi; row++) {
+      uint64_t in = row - m;
+      out[row] = (k == 0 && in < ni) ? j->inputs[in] : CUZK_FR_ZERO;
+    }
+  }
+}
+
+cuzk_err_t cuzk_r1cs_spmv(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
+                          const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b,
+                          cuzk_fr_t *c, uint64_t n) {
+  assert(r && a && b && c);
+  if (n_inputs != r->ni || n_aux != r->naux || n < r->m + r->ni || (!aux && n_aux) || !inputs)
+    return CUZK_ERR_INVALID_ARG;
+  cuzk__spmv_job_t j = {.r = r, .inputs = inputs, .aux = aux, .out = {a, b, c}, .n = n};
+  j.chunks = cuzk__par_chunks(n, 4096);
+  cuzk__par_for(j.chunks, cuzk__spmv_chunk, &j);
+  return CUZK_OK;
+}
