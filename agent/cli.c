@@ -15,6 +15,10 @@
 static const cuzk_cmd_t *const cuzk__cmds[] = {
     &cuzk_cmd_agent,
     &cuzk_cmd_bench,
+    &cuzk_cmd_inspect,
+    &cuzk_cmd_prove,
+    &cuzk_cmd_setup,
+    &cuzk_cmd_verify,
     &cuzk_cmd_version,
 };
 #define CUZK__NCMDS (sizeof(cuzk__cmds) / sizeof(cuzk__cmds[0]))
@@ -77,6 +81,15 @@ static void cuzk__main_usage(FILE *out) {
           "Exit codes: 0 success, 1 runtime failure, 2 usage or configuration error.\n");
 }
 
+/* Commands with their own subcommands: the dispatcher answers --help only right after the command
+ * name and leaves later ones to the subcommand (`cuzk bench fp --help`). */
+static int cuzk__has_subcommands(const char *name) {
+  static const char *const names[] = {"bench", "inspect", "telemetry"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
 int cuzk_cli_main(int argc, char **argv) {
   if (argc < 2) {
     cuzk__main_usage(stderr);
@@ -102,7 +115,10 @@ int cuzk_cli_main(int argc, char **argv) {
   if (name[0] == '-') return cuzk_cli_usage_error(NULL, "unknown option '%s'", name);
   for (size_t i = 0; i < CUZK__NCMDS; i++) {
     if (strcmp(name, cuzk__cmds[i]->name) == 0) {
-      if (cuzk_cli_wants_help(argc - 1, argv + 1)) {
+      int help = cuzk__has_subcommands(name)
+                     ? (argc > 2 && (strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0))
+                     : cuzk_cli_wants_help(argc - 1, argv + 1);
+      if (help) {
         cuzk__cmds[i]->usage(stdout);
         return CUZK_EXIT_OK;
       }

@@ -32,8 +32,12 @@ typedef struct {
   bool oom;
 } cuzk__synth_t;
 
-static bool cuzk__bit(const uint8_t *b, uint64_t i) { return (b[i >> 3] >> (i & 7)) & 1; }
-static void cuzk__bit_set(uint8_t *b, uint64_t i) { b[i >> 3] |= (uint8_t)(1u << (i & 7)); }
+static bool cuzk__bit(const uint8_t *b, uint64_t i) {
+  return (b[i >> 3] >> (i & 7)) & 1;
+}
+static void cuzk__bit_set(uint8_t *b, uint64_t i) {
+  b[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
 
 static void cuzk__push(cuzk__synth_t *s, cuzk__stack_t *st, uint32_t x) {
   if (st->n == st->cap) {
@@ -50,8 +54,7 @@ static void cuzk__push(cuzk__synth_t *s, cuzk__stack_t *st, uint32_t x) {
 }
 
 /* A new aux variable; `value` is used in witness mode. */
-static cuzk_var_t cuzk__new_aux(cuzk__synth_t *s, const cuzk_fr_t *value, bool bit,
-                                bool track_a) {
+static cuzk_var_t cuzk__new_aux(cuzk__synth_t *s, const cuzk_fr_t *value, bool bit, bool track_a) {
   cuzk_var_t v = cuzk_cs_alloc_aux(s->cs, s->values ? value : NULL);
   uint64_t j = s->naux++;
   if (s->naux > s->cap_bits) {

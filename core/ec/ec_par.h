@@ -1,4 +1,5 @@
-/* Internal: parallel loop for core/ec (MSM, batch checks). Not a public API. */
+/* Internal: parallel loop for core/ec (MSM), on the process-wide pool of core/util/pool.h. Not
+ * a public API. */
 #ifndef CUZK_EC_EC_PAR_H
 #define CUZK_EC_EC_PAR_H
 
@@ -12,5 +13,7 @@ unsigned cuzk__ec_threads(void);
 
 /* Tests only: split every MSM window into exactly `chunks` point ranges (0 = automatic). */
 void cuzk__msm_force_chunks(unsigned chunks);
+/* Tests only: use window size c (2..16) for every MSM (0 = automatic). */
+void cuzk__msm_force_window(unsigned c);
 
 #endif

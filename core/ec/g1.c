@@ -21,8 +21,9 @@
 #define F_ZERO CUZK_FP_ZERO
 
 /* b = 4, Montgomery form (4·2^384 mod p). */
-static const cuzk_fp_t curve_b = {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL, 0x478fe97a6b0a807fULL,
-                                   0xb1d37ebee6ba24d7ULL, 0x8ec9733bbf78ab2fULL, 0x09d645513d83de7eULL}};
+static const cuzk_fp_t curve_b = {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL,
+                                   0x478fe97a6b0a807fULL, 0xb1d37ebee6ba24d7ULL,
+                                   0x8ec9733bbf78ab2fULL, 0x09d645513d83de7eULL}};
 
 /* The generator x = 0x17f1d3a7...db22c6bb, y = 0x08b3f481...46c5e7e1, Montgomery form. */
 static const cuzk_g1_affine_t gen_affine = {
@@ -37,8 +38,9 @@ static bool endo_subgroup_check(const cuzk_g1_t *p);
 
 /* beta: the cube root of unity 0x5f19672f...2e01fffffffefffe in Fp (Montgomery form), for which
  * phi(x, y) = (beta·x, y) acts on G1 as multiplication by -x^2 (the other root gives x^2 - 1). */
-static const cuzk_fp_t endo_beta = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0x16a8ca3ac61577f7ULL,
-                                     0xc26a2ff874fd029bULL, 0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL}};
+static const cuzk_fp_t endo_beta = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL,
+                                     0x16a8ca3ac61577f7ULL, 0xc26a2ff874fd029bULL,
+                                     0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL}};
 
 /* x^2 = 0xac45a4010001a4020000000100000000 (x the BLS parameter). */
 static const uint64_t bls_x_sqr[2] = {0x0000000100000000ULL, 0xac45a4010001a402ULL};

@@ -69,6 +69,13 @@ void cuzk_g2_mul_vartime(cuzk_g2_t *out, const cuzk_g2_t *p, const cuzk_fr_t *k)
 /* out = [e]P for a public plain integer e of n little-endian 64-bit limbs (not reduced mod r). */
 void cuzk_g2_mul_u64_vartime(cuzk_g2_t *out, const cuzk_g2_t *p, const uint64_t *e, size_t n);
 
+/* out[i] = [scalars[i]]P as affine points, for n public scalars (parameter generation): a
+ * table of 32 x 255 multiples of P (8-bit fixed-base windows, built once per call), then at most
+ * 32 mixed additions per scalar, on the worker threads (cuzk_pool_global). CUZK_ERR_NOMEM (out
+ * then partly written). */
+cuzk_err_t cuzk_g2_mul_batch(cuzk_g2_affine_t *out, const cuzk_g2_t *p, const cuzk_fr_t *scalars,
+                             size_t n);
+
 /* True when the point satisfies the curve equation; infinity counts as on the curve. */
 bool cuzk_g2_affine_is_on_curve(const cuzk_g2_affine_t *p);
 bool cuzk_g2_is_on_curve(const cuzk_g2_t *p);
@@ -80,6 +87,13 @@ bool cuzk_g2_affine_in_subgroup(const cuzk_g2_affine_t *p);
 bool cuzk_g2_in_subgroup(const cuzk_g2_t *p);
 bool cuzk_g2_in_subgroup_by_order(const cuzk_g2_t *p);
 
+/* Validates n affine points on the worker threads (cuzk_pool_global): each on the curve
+ * (infinity allowed) and, when check_subgroup, in G2. CUZK_OK, or CUZK_ERR_NOT_ON_CURVE /
+ * CUZK_ERR_NOT_IN_SUBGROUP for the lowest-index bad point, whose index goes to *bad (when
+ * non-NULL); CUZK_ERR_NOMEM. For parameter files decoded with the _unchecked decoders. */
+cuzk_err_t cuzk_g2_batch_check(const cuzk_g2_affine_t *pts, size_t n, bool check_subgroup,
+                               size_t *bad);
+
 void cuzk_g2_to_compressed(uint8_t out[CUZK_G2_COMPRESSED_BYTES], const cuzk_g2_affine_t *p);
 void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED_BYTES], const cuzk_g2_affine_t *p);
 /* Decoders. Errors: CUZK_ERR_BAD_FLAGS (compression flag disagrees with the length, sort flag
@@ -87,7 +101,8 @@ void cuzk_g2_to_uncompressed(uint8_t out[CUZK_G2_UNCOMPRESSED_BYTES], const cuzk
  * (a coordinate >= p), CUZK_ERR_NOT_ON_CURVE (no such point), CUZK_ERR_NOT_IN_SUBGROUP. On error
  * *out is left unspecified. The _unchecked variants skip only the subgroup check (trusted bulk
  * loads; the caller checks later). */
-cuzk_err_t cuzk_g2_from_compressed(cuzk_g2_affine_t *out, const uint8_t in[CUZK_G2_COMPRESSED_BYTES]);
+cuzk_err_t cuzk_g2_from_compressed(cuzk_g2_affine_t *out,
+                                   const uint8_t in[CUZK_G2_COMPRESSED_BYTES]);
 cuzk_err_t cuzk_g2_from_uncompressed(cuzk_g2_affine_t *out,
                                      const uint8_t in[CUZK_G2_UNCOMPRESSED_BYTES]);
 cuzk_err_t cuzk_g2_from_compressed_unchecked(cuzk_g2_affine_t *out,

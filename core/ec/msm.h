@@ -8,9 +8,10 @@
  * bases). Variable time: scalars are treated as public (Groth16's witness MSMs are a known
  * accepted leak of the CPU backend; r and s go through cuzk_g1_mul instead).
  *
- * Threads: callable from any thread; blocks until done; uses the worker threads of the process
- * (one task per worker at a time). Memory: allocates n·32 bytes of plain scalars plus per-task
- * buckets, all freed before return; CUZK_ERR_NOMEM if that fails (out is then untouched).
+ * Threads: callable from any thread, also from inside a pool task; blocks until done; runs its
+ * tasks on cuzk_pool_global() (core/util/pool.h, sized by $CUZK_THREADS) and the calling thread.
+ * Memory: allocates n·32 bytes of plain scalars plus per-task buckets, all freed before return;
+ * CUZK_ERR_NOMEM if that fails (out is then untouched).
  */
 #ifndef CUZK_EC_MSM_H
 #define CUZK_EC_MSM_H
@@ -30,10 +31,10 @@ cuzk_err_t cuzk_g2_msm(cuzk_g2_t *out, const cuzk_g2_affine_t *bases, const cuzk
                        size_t n);
 
 /* Scalars already as plain integers: 4 little-endian 64-bit limbs each, any value < 2^256. */
-cuzk_err_t cuzk_g1_msm_raw(cuzk_g1_t *out, const cuzk_g1_affine_t *bases, const uint64_t (*scalars)[4],
-                           size_t n);
-cuzk_err_t cuzk_g2_msm_raw(cuzk_g2_t *out, const cuzk_g2_affine_t *bases, const uint64_t (*scalars)[4],
-                           size_t n);
+cuzk_err_t cuzk_g1_msm_raw(cuzk_g1_t *out, const cuzk_g1_affine_t *bases,
+                           const uint64_t (*scalars)[4], size_t n);
+cuzk_err_t cuzk_g2_msm_raw(cuzk_g2_t *out, const cuzk_g2_affine_t *bases,
+                           const uint64_t (*scalars)[4], size_t n);
 
 /* The window size the MSM uses for n points (exposed for tests and benchmarks). */
 unsigned cuzk_msm_window_bits(size_t n);

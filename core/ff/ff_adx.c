@@ -13,16 +13,20 @@
 #include "core/ff/mont.h"
 
 __attribute__((target("bmi2,adx"))) void cuzk__fp_mul_adx(uint64_t out[6], const uint64_t a[6],
-                                                         const uint64_t b[6]) {
+                                                          const uint64_t b[6]) {
   cuzk__mont_mul(out, a, b, CUZK_FP_MODULUS, CUZK__FP_NINV, 6);
 }
 
 __attribute__((target("bmi2,adx"))) void cuzk__fr_mul_adx(uint64_t out[4], const uint64_t a[4],
-                                                         const uint64_t b[4]) {
+                                                          const uint64_t b[4]) {
   cuzk__mont_mul(out, a, b, CUZK_FR_MODULUS, CUZK__FR_NINV, 4);
 }
 #endif
 
-void cuzk__fp_sqr_adx(uint64_t out[6], const uint64_t a[6]) { cuzk__fp_mul_adx(out, a, a); }
-void cuzk__fr_sqr_adx(uint64_t out[4], const uint64_t a[4]) { cuzk__fr_mul_adx(out, a, a); }
+void cuzk__fp_sqr_adx(uint64_t out[6], const uint64_t a[6]) {
+  cuzk__fp_mul_adx(out, a, a);
+}
+void cuzk__fr_sqr_adx(uint64_t out[4], const uint64_t a[4]) {
+  cuzk__fr_mul_adx(out, a, a);
+}
 #endif

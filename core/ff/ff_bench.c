@@ -14,25 +14,26 @@ static double ffb_now_ns(void) {
 }
 
 /* Minimum over `reps` batches of `iters` calls of body (a statement using i). */
-#define FFB_TIME(result, reps, iters, body)                                                        \
-  do {                                                                                             \
-    double best_ = 1e300;                                                                          \
-    for (int r_ = 0; r_ < (reps); r_++) {                                                          \
-      double t0_ = ffb_now_ns();                                                                   \
-      for (int i = 0; i < (iters); i++) {                                                          \
-        body;                                                                                      \
-      }                                                                                            \
-      double dt_ = (ffb_now_ns() - t0_) / (iters);                                                 \
-      if (dt_ < best_) best_ = dt_;                                                                \
-    }                                                                                              \
-    (result) = best_;                                                                              \
+#define FFB_TIME(result, reps, iters, body)        \
+  do {                                             \
+    double best_ = 1e300;                          \
+    for (int r_ = 0; r_ < (reps); r_++) {          \
+      double t0_ = ffb_now_ns();                   \
+      for (int i = 0; i < (iters); i++) {          \
+        body;                                      \
+      }                                            \
+      double dt_ = (ffb_now_ns() - t0_) / (iters); \
+      if (dt_ < best_) best_ = dt_;                \
+    }                                              \
+    (result) = best_;                              \
   } while (0)
 
 /* Keeps results observable so the loops are not optimised away. */
 static volatile uint64_t ffb_sink;
 
 static void ffb_fp_seed(cuzk_fp_t *a, uint64_t k) {
-  uint64_t raw[CUZK_FP_LIMBS] = {k * 0x9e3779b97f4a7c15ULL, k + 7, k ^ 0xdeadbeef, k * 3, 11, 0x0123456789abcdef};
+  uint64_t raw[CUZK_FP_LIMBS] = {k * 0x9e3779b97f4a7c15ULL, k + 7, k ^ 0xdeadbeef, k * 3, 11,
+                                 0x0123456789abcdef};
   cuzk_fp_from_raw(a, raw);
 }
 
@@ -75,4 +76,35 @@ void cuzk_ff_bench(cuzk_ff_bench_t *out) {
   FFB_TIME(out->fp12_cyclotomic_sqr_ns, 10, 500, cuzk_fp12_cyclotomic_sqr(&f, &f));
 
   ffb_sink = a.l[0] ^ x.l[0] ^ p2a.c0.l[0] ^ f.c0.c0.c0.l[0];
+}
+
+void cuzk_ff_bench_write(FILE *f, const cuzk_ff_bench_t *b, bool json) {
+  assert(f != NULL && b != NULL);
+  const struct {
+    const char *name;
+    double v;
+  } rows[] = {
+      {"fp_mul_ns", b->fp_mul_ns},
+      {"fp_sqr_ns", b->fp_sqr_ns},
+      {"fp_mul_portable_ns", b->fp_mul_portable_ns},
+      {"fp_inv_ns", b->fp_inv_ns},
+      {"fp_inv_vartime_ns", b->fp_inv_vartime_ns},
+      {"fp_sqrt_ns", b->fp_sqrt_ns},
+      {"fr_mul_ns", b->fr_mul_ns},
+      {"fr_sqr_ns", b->fr_sqr_ns},
+      {"fr_mul_portable_ns", b->fr_mul_portable_ns},
+      {"fr_inv_ns", b->fr_inv_ns},
+      {"fp2_mul_ns", b->fp2_mul_ns},
+      {"fp12_mul_ns", b->fp12_mul_ns},
+      {"fp12_cyclotomic_sqr_ns", b->fp12_cyclotomic_sqr_ns},
+  };
+  size_t n = sizeof rows / sizeof rows[0];
+  if (json) {
+    fprintf(f, "{\"adx\": %s", b->adx ? "true" : "false");
+    for (size_t i = 0; i < n; i++) fprintf(f, ", \"%s\": %.1f", rows[i].name, rows[i].v);
+    fprintf(f, "}\n");
+  } else {
+    fprintf(f, "%-24s %s\n", "mul_path", b->adx ? "bmi2+adx" : "portable");
+    for (size_t i = 0; i < n; i++) fprintf(f, "%-24s %.1f\n", rows[i].name, rows[i].v);
+  }
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "core/ff/fp2.h"
+#include "core/ff/fr.h"
+#include "core/ff/safegcd.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CUZK__FF_HAVE_ADX_PATH 1
@@ -22,10 +24,22 @@ extern bool cuzk__ff_use_adx;
 /* Constants (math in fp.c / fr.c next to their values); tests recompute them with GMP. */
 #define CUZK__FP_NINV 0x89f3fffcfffcfffdULL /* -p^-1 mod 2^64 */
 #define CUZK__FR_NINV 0xfffffffeffffffffULL /* -r^-1 mod 2^64 */
-extern const uint64_t cuzk__fp_r2[6], cuzk__fp_r3[6], cuzk__fp_p_minus_2[6], cuzk__fp_p_plus_1_div_4[6],
-    cuzk__fp_p_minus_1_div_2[6];
-extern const uint64_t cuzk__fr_r2[4], cuzk__fr_r3[4], cuzk__fr_r_minus_2[4], cuzk__fr_r_minus_1_div_2[4],
-    cuzk__fr_t_minus_1_div_2[4], cuzk__fr_generator[4], cuzk__fr_root_2_32[4];
+extern const uint64_t cuzk__fp_r2[6], cuzk__fp_r3[6], cuzk__fp_p_minus_2[6],
+    cuzk__fp_p_plus_1_div_4[6], cuzk__fp_p_minus_1_div_2[6];
+extern const uint64_t cuzk__fr_r2[4], cuzk__fr_r3[4], cuzk__fr_r_minus_2[4],
+    cuzk__fr_r_minus_1_div_2[4], cuzk__fr_t_minus_1_div_2[4], cuzk__fr_generator[4],
+    cuzk__fr_root_2_32[4];
+
+/* Moduli for the divstep inversion (safegcd.h), and the Fermat inversions kept as references. */
+extern const cuzk__sg_mod_t cuzk__fp_sg, cuzk__fr_sg;
+void cuzk__fp_inv_fermat(cuzk_fp_t *out, const cuzk_fp_t *a);
+void cuzk__fr_inv_fermat(cuzk_fr_t *out, const cuzk_fr_t *a);
+
+/* The C versions of add/sub (the public functions use inline assembly on x86-64). */
+void cuzk__fp_add_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);
+void cuzk__fp_sub_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);
+void cuzk__fr_add_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b);
+void cuzk__fr_sub_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b);
 
 /* Frobenius coefficients (Montgomery form), defined in fp6.c and fp12.c. */
 extern const cuzk_fp2_t cuzk__fp6_frob_c1[6], cuzk__fp6_frob_c2[6], cuzk__fp12_frob_w[12];

@@ -6,6 +6,7 @@
 
 #include "core/ff/ff_internal.h"
 #include "core/ff/mont.h"
+#include "core/ff/safegcd.h"
 
 #define N CUZK_FP_LIMBS
 
@@ -25,15 +26,15 @@ const uint64_t cuzk__fp_r3[N] = {0xed48ac6bd94ca1e0, 0x315f831e03a7adf8, 0x9a533
                                  0x34c04e5e921e1761, 0x2512d43565724728, 0x0aa6346091755d4d};
 /* p - 2 (Fermat inversion exponent) */
 const uint64_t cuzk__fp_p_minus_2[N] = {0xb9feffffffffaaa9, 0x1eabfffeb153ffff, 0x6730d2a0f6b0f624,
-                                         0x64774b84f38512bf, 0x4b1ba7b6434bacd7, 0x1a0111ea397fe69a};
+                                        0x64774b84f38512bf, 0x4b1ba7b6434bacd7, 0x1a0111ea397fe69a};
 /* (p + 1) / 4 (square root exponent, p = 3 mod 4) */
 const uint64_t cuzk__fp_p_plus_1_div_4[N] = {0xee7fbfffffffeaab, 0x07aaffffac54ffff,
-                                              0xd9cc34a83dac3d89, 0xd91dd2e13ce144af,
-                                              0x92c6e9ed90d2eb35, 0x0680447a8e5ff9a6};
+                                             0xd9cc34a83dac3d89, 0xd91dd2e13ce144af,
+                                             0x92c6e9ed90d2eb35, 0x0680447a8e5ff9a6};
 /* (p - 1) / 2 (Euler's criterion; also the "lexicographically largest" threshold) */
 const uint64_t cuzk__fp_p_minus_1_div_2[N] = {0xdcff7fffffffd555, 0x0f55ffff58a9ffff,
-                                               0xb39869507b587b12, 0xb23ba5c279c2895f,
-                                               0x258dd3db21a5d66b, 0x0d0088f51cbff34d};
+                                              0xb39869507b587b12, 0xb23ba5c279c2895f,
+                                              0x258dd3db21a5d66b, 0x0d0088f51cbff34d};
 
 void cuzk_fp_add(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
   cuzk__mont_add(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
@@ -43,7 +44,17 @@ void cuzk_fp_sub(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
   cuzk__mont_sub(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
 }
 
-void cuzk_fp_neg(cuzk_fp_t *out, const cuzk_fp_t *a) { cuzk__mont_neg(out->l, a->l, CUZK_FP_MODULUS, N); }
+void cuzk__fp_add_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  cuzk__mont_add_c(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
+}
+
+void cuzk__fp_sub_c(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  cuzk__mont_sub_c(out->l, a->l, b->l, CUZK_FP_MODULUS, N);
+}
+
+void cuzk_fp_neg(cuzk_fp_t *out, const cuzk_fp_t *a) {
+  cuzk__mont_neg(out->l, a->l, CUZK_FP_MODULUS, N);
+}
 
 void cuzk_fp_dbl(cuzk_fp_t *out, const cuzk_fp_t *a) {
   cuzk__mont_add(out->l, a->l, a->l, CUZK_FP_MODULUS, N);
@@ -107,17 +118,31 @@ void cuzk_fp_pow(cuzk_fp_t *out, const cuzk_fp_t *a, const uint64_t *e, size_t n
   fp_pow_public(out, a, e, n);
 }
 
-void cuzk_fp_inv(cuzk_fp_t *out, const cuzk_fp_t *a) { fp_pow_public(out, a, cuzk__fp_p_minus_2, N); }
+/* p in signed-62 limbs, p^-1 mod 2^62; 18 batches of 62 divsteps cover the Bernstein–Yang
+ * bound floor((49·381 + 57)/17) = 1101 for 381-bit inputs. */
+const cuzk__sg_mod_t cuzk__fp_sg = {
+    {0x39feffffffffaaab, 0x3aaffffac54ffffe, 0x330d2a0f6b0f6241, 0x1dd2e13ce144afd9,
+     0x1ba7b6434bacd764, 0x0447a8e5ff9a692c, 0x00000000000001a0},
+    0x360c000300030003,
+    7,
+    18};
+
+/* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
+void cuzk_fp_inv(cuzk_fp_t *out, const cuzk_fp_t *a) {
+  cuzk_fp_t t;
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fp_sg, false);
+  cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r3);
+}
 
 void cuzk_fp_inv_vartime(cuzk_fp_t *out, const cuzk_fp_t *a) {
-  if (cuzk_fp_is_zero(a)) {
-    *out = CUZK_FP_ZERO;
-    return;
-  }
-  /* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
   cuzk_fp_t t;
-  cuzk__limbs_inv_vartime(t.l, a->l, CUZK_FP_MODULUS, N);
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fp_sg, true);
   cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r3);
+}
+
+/* Fermat's little theorem, a^(p-2): the reference for tests and benchmarks. */
+void cuzk__fp_inv_fermat(cuzk_fp_t *out, const cuzk_fp_t *a) {
+  fp_pow_public(out, a, cuzk__fp_p_minus_2, N);
 }
 
 void cuzk_fp_batch_inv(cuzk_fp_t *a, size_t n, cuzk_fp_t *scratch) {
@@ -152,9 +177,15 @@ int cuzk_fp_legendre(const cuzk_fp_t *a) {
   return cuzk_fp_is_one(&l) ? 1 : -1;
 }
 
-bool cuzk_fp_is_zero(const cuzk_fp_t *a) { return cuzk__limbs_is_zero(a->l, N); }
-bool cuzk_fp_is_one(const cuzk_fp_t *a) { return cuzk__limbs_eq(a->l, CUZK_FP_ONE.l, N); }
-bool cuzk_fp_eq(const cuzk_fp_t *a, const cuzk_fp_t *b) { return cuzk__limbs_eq(a->l, b->l, N); }
+bool cuzk_fp_is_zero(const cuzk_fp_t *a) {
+  return cuzk__limbs_is_zero(a->l, N);
+}
+bool cuzk_fp_is_one(const cuzk_fp_t *a) {
+  return cuzk__limbs_eq(a->l, CUZK_FP_ONE.l, N);
+}
+bool cuzk_fp_eq(const cuzk_fp_t *a, const cuzk_fp_t *b) {
+  return cuzk__limbs_eq(a->l, b->l, N);
+}
 
 bool cuzk_fp_is_lexi_largest(const cuzk_fp_t *a) {
   uint64_t raw[N];
@@ -168,12 +199,15 @@ void cuzk_fp_from_u64(cuzk_fp_t *out, uint64_t v) {
 }
 
 void cuzk_fp_from_raw(cuzk_fp_t *out, const uint64_t raw[N]) {
+  assert(cuzk__limbs_lt(raw, CUZK_FP_MODULUS, N)); /* the product below needs a reduced input */
   cuzk_fp_t t;
   memcpy(t.l, raw, sizeof t.l);
   cuzk_fp_mul(out, &t, (const cuzk_fp_t *)cuzk__fp_r2);
 }
 
-void cuzk_fp_to_raw(uint64_t raw[N], const cuzk_fp_t *a) { cuzk__mont_redc(raw, a->l, CUZK_FP_MODULUS, CUZK__FP_NINV, N); }
+void cuzk_fp_to_raw(uint64_t raw[N], const cuzk_fp_t *a) {
+  cuzk__mont_redc(raw, a->l, CUZK_FP_MODULUS, CUZK__FP_NINV, N);
+}
 
 static cuzk_err_t fp_from_limbs_checked(cuzk_fp_t *out, const uint64_t raw[N]) {
   if (!cuzk__limbs_lt(raw, CUZK_FP_MODULUS, N)) return CUZK_ERR_NON_CANONICAL;
@@ -182,30 +216,35 @@ static cuzk_err_t fp_from_limbs_checked(cuzk_fp_t *out, const uint64_t raw[N]) {
 }
 
 cuzk_err_t cuzk_fp_from_be(cuzk_fp_t *out, const uint8_t in[CUZK_FP_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_be(raw, in, N);
   return fp_from_limbs_checked(out, raw);
 }
 
 cuzk_err_t cuzk_fp_from_le(cuzk_fp_t *out, const uint8_t in[CUZK_FP_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_le(raw, in, N);
   return fp_from_limbs_checked(out, raw);
 }
 
 void cuzk_fp_to_be(uint8_t out[CUZK_FP_BYTES], const cuzk_fp_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fp_to_raw(raw, a);
   cuzk__limbs_to_be(out, raw, N);
 }
 
 void cuzk_fp_to_le(uint8_t out[CUZK_FP_BYTES], const cuzk_fp_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fp_to_raw(raw, a);
   cuzk__limbs_to_le(out, raw, N);
 }
 
 cuzk_err_t cuzk_fp_random(cuzk_fp_t *out) {
+  assert(out != NULL);
   /* Rejection sampling on 381-bit candidates: accepted with probability p / 2^381 > 0.8. */
   for (;;) {
     uint8_t buf[CUZK_FP_BYTES];

@@ -23,7 +23,7 @@ typedef struct {
 } cuzk_fp_t;
 
 extern const cuzk_fp_t CUZK_FP_ZERO;
-extern const cuzk_fp_t CUZK_FP_ONE;     /* R mod p */
+extern const cuzk_fp_t CUZK_FP_ONE; /* R mod p */
 extern const uint64_t CUZK_FP_MODULUS[CUZK_FP_LIMBS];
 
 void cuzk_fp_add(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);
@@ -36,9 +36,11 @@ void cuzk_fp_sqr(cuzk_fp_t *out, const cuzk_fp_t *a);
 void cuzk_fp_inv(cuzk_fp_t *out, const cuzk_fp_t *a);
 /* out = a^-1, variable time (public values only); inverse of 0 is 0. */
 void cuzk_fp_inv_vartime(cuzk_fp_t *out, const cuzk_fp_t *a);
-/* out = a^e, e given as n little-endian 64-bit limbs (plain integer, not Montgomery). */
+/* out = a^e, e given as n little-endian 64-bit limbs (plain integer, not Montgomery); a^0 = 1.
+ * Constant time in a, variable time in e (the exponent is treated as public). */
 void cuzk_fp_pow(cuzk_fp_t *out, const cuzk_fp_t *a, const uint64_t *e, size_t n);
-/* out = a square root of a; returns false (out unspecified) when a is a non-residue. */
+/* out = a square root of a (a^((p+1)/4), constant time); returns false (out unspecified) when
+ * a is a non-residue. */
 bool cuzk_fp_sqrt(cuzk_fp_t *out, const cuzk_fp_t *a);
 /* Legendre symbol: 1 (nonzero square), -1 (non-residue), 0 (zero). */
 int cuzk_fp_legendre(const cuzk_fp_t *a);
@@ -50,7 +52,8 @@ bool cuzk_fp_eq(const cuzk_fp_t *a, const cuzk_fp_t *b);
 bool cuzk_fp_is_lexi_largest(const cuzk_fp_t *a);
 
 void cuzk_fp_from_u64(cuzk_fp_t *out, uint64_t v);
-/* Raw limbs (plain integer < p) <-> Montgomery. from_raw does not check the range. */
+/* Raw limbs (plain integer < p) <-> Montgomery. from_raw asserts raw < p (use the decoders for
+ * untrusted input). */
 void cuzk_fp_from_raw(cuzk_fp_t *out, const uint64_t raw[CUZK_FP_LIMBS]);
 void cuzk_fp_to_raw(uint64_t raw[CUZK_FP_LIMBS], const cuzk_fp_t *a);
 /* Canonical 48-byte encodings; decoding rejects values >= p with CUZK_ERR_NON_CANONICAL. */

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 
+#include "core/ff/ff_inline.h"
 #include "core/ff/ff_internal.h"
 
 const cuzk_fp2_t CUZK_FP2_ZERO = {{{0}}, {{0}}};
@@ -37,42 +38,42 @@ void cuzk_fp2_dbl(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
 
 void cuzk_fp2_conj(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   out->c0 = a->c0;
-  cuzk_fp_neg(&out->c1, &a->c1);
+  cuzk__fp_neg_i(&out->c1, &a->c1);
 }
 
 /* Karatsuba: (a0 + a1·u)(b0 + b1·u) = (a0·b0 - a1·b1) + ((a0 + a1)(b0 + b1) - a0·b0 - a1·b1)·u */
 void cuzk_fp2_mul(cuzk_fp2_t *out, const cuzk_fp2_t *a, const cuzk_fp2_t *b) {
   cuzk_fp_t t0, t1, s0, s1;
-  cuzk_fp_mul(&t0, &a->c0, &b->c0);
-  cuzk_fp_mul(&t1, &a->c1, &b->c1);
-  cuzk_fp_add(&s0, &a->c0, &a->c1);
-  cuzk_fp_add(&s1, &b->c0, &b->c1);
-  cuzk_fp_mul(&s0, &s0, &s1);
-  cuzk_fp_sub(&s0, &s0, &t0);
-  cuzk_fp_sub(&out->c1, &s0, &t1);
-  cuzk_fp_sub(&out->c0, &t0, &t1);
+  cuzk__fp_mul_i(&t0, &a->c0, &b->c0);
+  cuzk__fp_mul_i(&t1, &a->c1, &b->c1);
+  cuzk__fp_add_i(&s0, &a->c0, &a->c1);
+  cuzk__fp_add_i(&s1, &b->c0, &b->c1);
+  cuzk__fp_mul_i(&s0, &s0, &s1);
+  cuzk__fp_sub_i(&s0, &s0, &t0);
+  cuzk__fp_sub_i(&out->c1, &s0, &t1);
+  cuzk__fp_sub_i(&out->c0, &t0, &t1);
 }
 
 void cuzk_fp2_mul_fp(cuzk_fp2_t *out, const cuzk_fp2_t *a, const cuzk_fp_t *b) {
-  cuzk_fp_mul(&out->c0, &a->c0, b);
-  cuzk_fp_mul(&out->c1, &a->c1, b);
+  cuzk__fp_mul_i(&out->c0, &a->c0, b);
+  cuzk__fp_mul_i(&out->c1, &a->c1, b);
 }
 
 /* (a0 + a1·u)^2 = (a0 + a1)(a0 - a1) + 2·a0·a1·u */
 void cuzk_fp2_sqr(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   cuzk_fp_t s, d, m;
-  cuzk_fp_add(&s, &a->c0, &a->c1);
-  cuzk_fp_sub(&d, &a->c0, &a->c1);
-  cuzk_fp_mul(&m, &a->c0, &a->c1);
-  cuzk_fp_mul(&out->c0, &s, &d);
-  cuzk_fp_dbl(&out->c1, &m);
+  cuzk__fp_add_i(&s, &a->c0, &a->c1);
+  cuzk__fp_sub_i(&d, &a->c0, &a->c1);
+  cuzk__fp_mul_i(&m, &a->c0, &a->c1);
+  cuzk__fp_mul_i(&out->c0, &s, &d);
+  cuzk__fp_add_i(&out->c1, &m, &m);
 }
 
 /* (a0 + a1·u)(1 + u) = (a0 - a1) + (a0 + a1)·u */
 void cuzk_fp2_mul_by_xi(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   cuzk_fp_t t;
-  cuzk_fp_sub(&t, &a->c0, &a->c1);
-  cuzk_fp_add(&out->c1, &a->c0, &a->c1);
+  cuzk__fp_sub_i(&t, &a->c0, &a->c1);
+  cuzk__fp_add_i(&out->c1, &a->c0, &a->c1);
   out->c0 = t;
 }
 
@@ -81,11 +82,11 @@ void cuzk_fp2_inv(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   cuzk_fp_t n, t;
   cuzk_fp_sqr(&n, &a->c0);
   cuzk_fp_sqr(&t, &a->c1);
-  cuzk_fp_add(&n, &n, &t);
+  cuzk__fp_add_i(&n, &n, &t);
   cuzk_fp_inv(&n, &n);
   cuzk_fp_mul(&out->c0, &a->c0, &n);
   cuzk_fp_mul(&t, &a->c1, &n);
-  cuzk_fp_neg(&out->c1, &t);
+  cuzk__fp_neg_i(&out->c1, &t);
 }
 
 /* u^p = -u (p = 3 mod 4), so the p-power Frobenius is conjugation and has order 2. */
@@ -114,7 +115,7 @@ void cuzk_fp2_pow(cuzk_fp2_t *out, const cuzk_fp2_t *a, const uint64_t *e, size_
  * alpha = -1 gives x = u·x0, otherwise x = (1 + alpha)^((p-1)/2)·x0. */
 bool cuzk_fp2_sqrt(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   cuzk_fp2_t a1, alpha, x0, t, minus_one;
-  cuzk_fp2_neg(&minus_one, &CUZK_FP2_ONE);
+  cuzk__fp2_neg_i(&minus_one, &CUZK_FP2_ONE);
   cuzk_fp2_pow(&a1, a, FP_P_MINUS_3_DIV_4, 6);
   cuzk_fp2_sqr(&alpha, &a1);
   cuzk_fp2_mul(&alpha, &alpha, a);
@@ -124,10 +125,10 @@ bool cuzk_fp2_sqrt(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   if (cuzk_fp2_eq(&t, &minus_one)) return false;
   if (cuzk_fp2_eq(&alpha, &minus_one)) {
     /* u·(c0 + c1·u) = -c1 + c0·u */
-    cuzk_fp_neg(&t.c0, &x0.c1);
+    cuzk__fp_neg_i(&t.c0, &x0.c1);
     t.c1 = x0.c0;
   } else {
-    cuzk_fp2_add(&t, &alpha, &CUZK_FP2_ONE);
+    cuzk__fp2_add_i(&t, &alpha, &CUZK_FP2_ONE);
     cuzk_fp2_pow(&t, &t, cuzk__fp_p_minus_1_div_2, 6);
     cuzk_fp2_mul(&t, &t, &x0);
   }
@@ -137,14 +138,17 @@ bool cuzk_fp2_sqrt(cuzk_fp2_t *out, const cuzk_fp2_t *a) {
   return cuzk_fp2_eq(&check, a);
 }
 
-bool cuzk_fp2_is_zero(const cuzk_fp2_t *a) { return cuzk_fp_is_zero(&a->c0) & cuzk_fp_is_zero(&a->c1); }
+bool cuzk_fp2_is_zero(const cuzk_fp2_t *a) {
+  return (bool)((unsigned)cuzk_fp_is_zero(&a->c0) & (unsigned)cuzk_fp_is_zero(&a->c1));
+}
 
 bool cuzk_fp2_eq(const cuzk_fp2_t *a, const cuzk_fp2_t *b) {
-  return cuzk_fp_eq(&a->c0, &b->c0) & cuzk_fp_eq(&a->c1, &b->c1);
+  return (bool)((unsigned)cuzk_fp_eq(&a->c0, &b->c0) & (unsigned)cuzk_fp_eq(&a->c1, &b->c1));
 }
 
 bool cuzk_fp2_is_lexi_largest(const cuzk_fp2_t *a) {
-  return cuzk_fp_is_lexi_largest(&a->c1) || (cuzk_fp_is_zero(&a->c1) && cuzk_fp_is_lexi_largest(&a->c0));
+  return cuzk_fp_is_lexi_largest(&a->c1) ||
+         (cuzk_fp_is_zero(&a->c1) && cuzk_fp_is_lexi_largest(&a->c0));
 }
 
 cuzk_err_t cuzk_fp2_random(cuzk_fp2_t *out) {

@@ -23,7 +23,10 @@ void cuzk_fp2_sqr(cuzk_fp2_t *out, const cuzk_fp2_t *a);
 void cuzk_fp2_mul_by_xi(cuzk_fp2_t *out, const cuzk_fp2_t *a); /* a·(u + 1) */
 void cuzk_fp2_inv(cuzk_fp2_t *out, const cuzk_fp2_t *a);       /* constant time, inv(0)=0 */
 void cuzk_fp2_frobenius(cuzk_fp2_t *out, const cuzk_fp2_t *a, unsigned power); /* a^(p^power) */
+/* A square root (for G2 decompression; variable time: public values only); false when a is
+ * a non-residue. The root returned is either one; callers pick the sign they need. */
 bool cuzk_fp2_sqrt(cuzk_fp2_t *out, const cuzk_fp2_t *a);
+/* out = a^e, e as n little-endian limbs; variable time in e. */
 void cuzk_fp2_pow(cuzk_fp2_t *out, const cuzk_fp2_t *a, const uint64_t *e, size_t n);
 bool cuzk_fp2_is_zero(const cuzk_fp2_t *a);
 bool cuzk_fp2_eq(const cuzk_fp2_t *a, const cuzk_fp2_t *b);

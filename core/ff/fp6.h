@@ -19,7 +19,8 @@ void cuzk_fp6_sqr(cuzk_fp6_t *out, const cuzk_fp6_t *a);
 void cuzk_fp6_inv(cuzk_fp6_t *out, const cuzk_fp6_t *a);
 void cuzk_fp6_mul_by_v(cuzk_fp6_t *out, const cuzk_fp6_t *a); /* a·v */
 /* Sparse products used by the Miller loop: b = b0 + b1·v (mul_by_01), b = b1·v (mul_by_1). */
-void cuzk_fp6_mul_by_01(cuzk_fp6_t *out, const cuzk_fp6_t *a, const cuzk_fp2_t *b0, const cuzk_fp2_t *b1);
+void cuzk_fp6_mul_by_01(cuzk_fp6_t *out, const cuzk_fp6_t *a, const cuzk_fp2_t *b0,
+                        const cuzk_fp2_t *b1);
 void cuzk_fp6_mul_by_1(cuzk_fp6_t *out, const cuzk_fp6_t *a, const cuzk_fp2_t *b1);
 void cuzk_fp6_frobenius(cuzk_fp6_t *out, const cuzk_fp6_t *a, unsigned power);
 bool cuzk_fp6_is_zero(const cuzk_fp6_t *a);

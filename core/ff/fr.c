@@ -6,6 +6,7 @@
 
 #include "core/ff/ff_internal.h"
 #include "core/ff/mont.h"
+#include "core/ff/safegcd.h"
 
 #define N CUZK_FR_LIMBS
 
@@ -15,8 +16,8 @@ const uint64_t CUZK_FR_MODULUS[N] = {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3
 
 const cuzk_fr_t CUZK_FR_ZERO = {{0}};
 /* R mod r, R = 2^256 */
-const cuzk_fr_t CUZK_FR_ONE = {{0x00000001fffffffe, 0x5884b7fa00034802, 0x998c4fefecbc4ff5,
-                                0x1824b159acc5056f}};
+const cuzk_fr_t CUZK_FR_ONE = {
+    {0x00000001fffffffe, 0x5884b7fa00034802, 0x998c4fefecbc4ff5, 0x1824b159acc5056f}};
 /* R^2 mod r */
 const uint64_t cuzk__fr_r2[N] = {0xc999e990f3f29c6d, 0x2b6cedcb87925c23, 0x05d314967254398f,
                                  0x0748d9d99f59ff11};
@@ -25,13 +26,13 @@ const uint64_t cuzk__fr_r3[N] = {0xc62c1807439b73af, 0x1b3e0d188cf06990, 0x73d13
                                  0x6e2a5bb9c8db33e9};
 /* r - 2 (Fermat inversion exponent) */
 const uint64_t cuzk__fr_r_minus_2[N] = {0xfffffffeffffffff, 0x53bda402fffe5bfe, 0x3339d80809a1d805,
-                                         0x73eda753299d7d48};
+                                        0x73eda753299d7d48};
 /* (r - 1) / 2 (Euler's criterion) */
 const uint64_t cuzk__fr_r_minus_1_div_2[N] = {0x7fffffff80000000, 0xa9ded2017fff2dff,
-                                               0x199cec0404d0ec02, 0x39f6d3a994cebea4};
+                                              0x199cec0404d0ec02, 0x39f6d3a994cebea4};
 /* (t - 1) / 2 where r - 1 = 2^32·t, t odd (Tonelli–Shanks) */
 const uint64_t cuzk__fr_t_minus_1_div_2[N] = {0x7fff2dff7fffffff, 0x04d0ec02a9ded201,
-                                               0x94cebea4199cec04, 0x0000000039f6d3a9};
+                                              0x94cebea4199cec04, 0x0000000039f6d3a9};
 /* 7·R mod r: the multiplicative generator */
 const uint64_t cuzk__fr_generator[N] = {0x0000000efffffff1, 0x17e363d300189c0f, 0xff9c57876f8457b0,
                                         0x351332208fc5a8c4};
@@ -47,7 +48,17 @@ void cuzk_fr_sub(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
   cuzk__mont_sub(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
 }
 
-void cuzk_fr_neg(cuzk_fr_t *out, const cuzk_fr_t *a) { cuzk__mont_neg(out->l, a->l, CUZK_FR_MODULUS, N); }
+void cuzk__fr_add_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  cuzk__mont_add_c(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
+}
+
+void cuzk__fr_sub_c(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  cuzk__mont_sub_c(out->l, a->l, b->l, CUZK_FR_MODULUS, N);
+}
+
+void cuzk_fr_neg(cuzk_fr_t *out, const cuzk_fr_t *a) {
+  cuzk__mont_neg(out->l, a->l, CUZK_FR_MODULUS, N);
+}
 
 void cuzk_fr_dbl(cuzk_fr_t *out, const cuzk_fr_t *a) {
   cuzk__mont_add(out->l, a->l, a->l, CUZK_FR_MODULUS, N);
@@ -111,17 +122,30 @@ void cuzk_fr_pow(cuzk_fr_t *out, const cuzk_fr_t *a, const uint64_t *e, size_t n
   fr_pow_public(out, a, e, n);
 }
 
-void cuzk_fr_inv(cuzk_fr_t *out, const cuzk_fr_t *a) { fr_pow_public(out, a, cuzk__fr_r_minus_2, N); }
+/* r in signed-62 limbs, r^-1 mod 2^62; 12 batches of 62 divsteps cover the Bernstein–Yang
+ * bound floor((49·255 + 57)/17) = 738 for 255-bit inputs. */
+const cuzk__sg_mod_t cuzk__fr_sg = {{0x3fffffff00000001, 0x0ef6900bfff96ffb, 0x339d80809a1d8055,
+                                     0x3b69d4ca675f520c, 0x0000000000000073},
+                                    0x0000000100000001,
+                                    5,
+                                    12};
+
+/* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
+void cuzk_fr_inv(cuzk_fr_t *out, const cuzk_fr_t *a) {
+  cuzk_fr_t t;
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fr_sg, false);
+  cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r3);
+}
 
 void cuzk_fr_inv_vartime(cuzk_fr_t *out, const cuzk_fr_t *a) {
-  if (cuzk_fr_is_zero(a)) {
-    *out = CUZK_FR_ZERO;
-    return;
-  }
-  /* a holds x·R; its plain inverse is x^-1·R^-1; one Montgomery product with R^3 gives x^-1·R. */
   cuzk_fr_t t;
-  cuzk__limbs_inv_vartime(t.l, a->l, CUZK_FR_MODULUS, N);
+  cuzk__sg_inv(t.l, a->l, N, &cuzk__fr_sg, true);
   cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r3);
+}
+
+/* Fermat's little theorem, a^(r-2): the reference for tests and benchmarks. */
+void cuzk__fr_inv_fermat(cuzk_fr_t *out, const cuzk_fr_t *a) {
+  fr_pow_public(out, a, cuzk__fr_r_minus_2, N);
 }
 
 void cuzk_fr_batch_inv(cuzk_fr_t *a, size_t n, cuzk_fr_t *scratch) {
@@ -149,8 +173,8 @@ bool cuzk_fr_sqrt(cuzk_fr_t *out, const cuzk_fr_t *a) {
   }
   cuzk_fr_t w, x, b, c = *(const cuzk_fr_t *)cuzk__fr_root_2_32;
   fr_pow_public(&w, a, cuzk__fr_t_minus_1_div_2, N); /* a^((t-1)/2) */
-  cuzk_fr_mul(&x, a, &w);                      /* a^((t+1)/2) */
-  cuzk_fr_mul(&b, &x, &w);                     /* a^t */
+  cuzk_fr_mul(&x, a, &w);                            /* a^((t+1)/2) */
+  cuzk_fr_mul(&b, &x, &w);                           /* a^t */
   unsigned m = CUZK_FR_TWO_ADICITY;
   while (!cuzk_fr_is_one(&b)) {
     unsigned i = 0;
@@ -177,9 +201,15 @@ int cuzk_fr_legendre(const cuzk_fr_t *a) {
   return cuzk_fr_is_one(&l) ? 1 : -1;
 }
 
-bool cuzk_fr_is_zero(const cuzk_fr_t *a) { return cuzk__limbs_is_zero(a->l, N); }
-bool cuzk_fr_is_one(const cuzk_fr_t *a) { return cuzk__limbs_eq(a->l, CUZK_FR_ONE.l, N); }
-bool cuzk_fr_eq(const cuzk_fr_t *a, const cuzk_fr_t *b) { return cuzk__limbs_eq(a->l, b->l, N); }
+bool cuzk_fr_is_zero(const cuzk_fr_t *a) {
+  return cuzk__limbs_is_zero(a->l, N);
+}
+bool cuzk_fr_is_one(const cuzk_fr_t *a) {
+  return cuzk__limbs_eq(a->l, CUZK_FR_ONE.l, N);
+}
+bool cuzk_fr_eq(const cuzk_fr_t *a, const cuzk_fr_t *b) {
+  return cuzk__limbs_eq(a->l, b->l, N);
+}
 
 void cuzk_fr_from_u64(cuzk_fr_t *out, uint64_t v) {
   uint64_t raw[N] = {v};
@@ -187,12 +217,15 @@ void cuzk_fr_from_u64(cuzk_fr_t *out, uint64_t v) {
 }
 
 void cuzk_fr_from_raw(cuzk_fr_t *out, const uint64_t raw[N]) {
+  assert(cuzk__limbs_lt(raw, CUZK_FR_MODULUS, N)); /* the product below needs a reduced input */
   cuzk_fr_t t;
   memcpy(t.l, raw, sizeof t.l);
   cuzk_fr_mul(out, &t, (const cuzk_fr_t *)cuzk__fr_r2);
 }
 
-void cuzk_fr_to_raw(uint64_t raw[N], const cuzk_fr_t *a) { cuzk__mont_redc(raw, a->l, CUZK_FR_MODULUS, CUZK__FR_NINV, N); }
+void cuzk_fr_to_raw(uint64_t raw[N], const cuzk_fr_t *a) {
+  cuzk__mont_redc(raw, a->l, CUZK_FR_MODULUS, CUZK__FR_NINV, N);
+}
 
 static cuzk_err_t fr_from_limbs_checked(cuzk_fr_t *out, const uint64_t raw[N]) {
   if (!cuzk__limbs_lt(raw, CUZK_FR_MODULUS, N)) return CUZK_ERR_NON_CANONICAL;
@@ -201,24 +234,28 @@ static cuzk_err_t fr_from_limbs_checked(cuzk_fr_t *out, const uint64_t raw[N]) {
 }
 
 cuzk_err_t cuzk_fr_from_be(cuzk_fr_t *out, const uint8_t in[CUZK_FR_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_be(raw, in, N);
   return fr_from_limbs_checked(out, raw);
 }
 
 cuzk_err_t cuzk_fr_from_le(cuzk_fr_t *out, const uint8_t in[CUZK_FR_BYTES]) {
+  assert(out != NULL && in != NULL);
   uint64_t raw[N];
   cuzk__limbs_from_le(raw, in, N);
   return fr_from_limbs_checked(out, raw);
 }
 
 void cuzk_fr_to_be(uint8_t out[CUZK_FR_BYTES], const cuzk_fr_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fr_to_raw(raw, a);
   cuzk__limbs_to_be(out, raw, N);
 }
 
 void cuzk_fr_to_le(uint8_t out[CUZK_FR_BYTES], const cuzk_fr_t *a) {
+  assert(out != NULL && a != NULL);
   uint64_t raw[N];
   cuzk_fr_to_raw(raw, a);
   cuzk__limbs_to_le(out, raw, N);
@@ -235,6 +272,7 @@ static void fr_reduce_256(uint64_t x[N]) {
 }
 
 void cuzk_fr_from_le_wide(cuzk_fr_t *out, const uint8_t in[64]) {
+  assert(out != NULL && in != NULL);
   /* v = lo + hi·2^256; in Montgomery form v·R = mont(lo, R^2) + mont(hi, R^3), R = 2^256. */
   cuzk_fr_t lo, hi;
   cuzk__limbs_from_le(lo.l, in, N);
@@ -247,6 +285,7 @@ void cuzk_fr_from_le_wide(cuzk_fr_t *out, const uint8_t in[64]) {
 }
 
 cuzk_err_t cuzk_fr_random(cuzk_fr_t *out) {
+  assert(out != NULL);
   /* Rejection sampling on 255-bit candidates: accepted with probability r / 2^255 > 0.9. */
   for (;;) {
     uint8_t buf[CUZK_FR_BYTES];
@@ -261,7 +300,9 @@ cuzk_err_t cuzk_fr_random(cuzk_fr_t *out) {
   }
 }
 
-void cuzk_fr_generator(cuzk_fr_t *out) { *out = *(const cuzk_fr_t *)cuzk__fr_generator; }
+void cuzk_fr_generator(cuzk_fr_t *out) {
+  *out = *(const cuzk_fr_t *)cuzk__fr_generator;
+}
 
 void cuzk_fr_root_of_unity(cuzk_fr_t *out, unsigned log_n) {
   assert(log_n <= CUZK_FR_TWO_ADICITY);

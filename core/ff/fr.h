@@ -36,7 +36,10 @@ void cuzk_fr_inv_vartime(cuzk_fr_t *out, const cuzk_fr_t *a); /* public values o
 /* Inverts n elements in place with one inversion (Montgomery's trick); zeros stay zero.
  * `scratch` holds n elements. Variable time. */
 void cuzk_fr_batch_inv(cuzk_fr_t *a, size_t n, cuzk_fr_t *scratch);
+/* out = a^e as cuzk_fp_pow (variable time in e only). */
 void cuzk_fr_pow(cuzk_fr_t *out, const cuzk_fr_t *a, const uint64_t *e, size_t n);
+/* A square root by Tonelli–Shanks (variable time: public values only); false for a
+ * non-residue. */
 bool cuzk_fr_sqrt(cuzk_fr_t *out, const cuzk_fr_t *a);
 int cuzk_fr_legendre(const cuzk_fr_t *a);
 
@@ -45,6 +48,7 @@ bool cuzk_fr_is_one(const cuzk_fr_t *a);
 bool cuzk_fr_eq(const cuzk_fr_t *a, const cuzk_fr_t *b);
 
 void cuzk_fr_from_u64(cuzk_fr_t *out, uint64_t v);
+/* Raw limbs (plain integer < r) <-> Montgomery; from_raw asserts raw < r. */
 void cuzk_fr_from_raw(cuzk_fr_t *out, const uint64_t raw[CUZK_FR_LIMBS]);
 void cuzk_fr_to_raw(uint64_t raw[CUZK_FR_LIMBS], const cuzk_fr_t *a);
 cuzk_err_t cuzk_fr_from_be(cuzk_fr_t *out, const uint8_t in[CUZK_FR_BYTES]);

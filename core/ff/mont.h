@@ -4,7 +4,7 @@
  *
  * Requirements on the modulus m: odd, m < 2^(64N - 1) (both BLS12-381 moduli have spare top
  * bits), ninv = -m^-1 mod 2^64. Inputs to mul/add/sub are fully reduced (< m); outputs are too.
- * Everything here is constant time except the functions whose name ends in _vartime.
+ * Everything here is constant time.
  */
 #ifndef CUZK_FF_MONT_H
 #define CUZK_FF_MONT_H
@@ -40,8 +40,8 @@ CUZK__INLINE uint64_t cuzk__mac(uint64_t *out, uint64_t a, uint64_t b, uint64_t 
 }
 
 /* out = t - m if t >= m (t given with an extra top word hi), else t. Constant time. */
-CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_t hi, const uint64_t *m,
-                                       int N) {
+CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_t hi,
+                                       const uint64_t *m, int N) {
   uint64_t d[8];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -53,8 +53,8 @@ CUZK__INLINE void cuzk__mont_final_sub(uint64_t *out, const uint64_t *t, uint64_
   for (int i = 0; i < N; i++) out[i] = (t[i] & keep) | (d[i] & ~keep);
 }
 
-CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                                 int N) {
+CUZK__INLINE void cuzk__mont_add_c(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *m, int N) {
   uint64_t t[8];
   uint64_t c = 0;
 #pragma GCC unroll 8
@@ -62,8 +62,8 @@ CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_
   cuzk__mont_final_sub(out, t, c, m, N);
 }
 
-CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                                 int N) {
+CUZK__INLINE void cuzk__mont_sub_c(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                   const uint64_t *m, int N) {
   uint64_t t[8];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -72,6 +72,44 @@ CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_
   uint64_t c = 0;
 #pragma GCC unroll 8
   for (int i = 0; i < N; i++) c = cuzk__adc(&out[i], t[i], m[i] & mask, c);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CUZK__FF_X86_ADDSUB 1
+#include "core/ff/mont_addsub_x86.inc"
+#else
+#define CUZK__FF_X86_ADDSUB 0
+#endif
+
+/* Modular add/sub: inline assembly for 6 and 4 limbs on x86-64, else the __int128 C code. */
+CUZK__INLINE void cuzk__mont_add(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, int N) {
+#if CUZK__FF_X86_ADDSUB
+  if (N == 6) {
+    cuzk__mont_add_x86_6(out, a, b, m);
+    return;
+  }
+  if (N == 4) {
+    cuzk__mont_add_x86_4(out, a, b, m);
+    return;
+  }
+#endif
+  cuzk__mont_add_c(out, a, b, m, N);
+}
+
+CUZK__INLINE void cuzk__mont_sub(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, int N) {
+#if CUZK__FF_X86_ADDSUB
+  if (N == 6) {
+    cuzk__mont_sub_x86_6(out, a, b, m);
+    return;
+  }
+  if (N == 4) {
+    cuzk__mont_sub_x86_4(out, a, b, m);
+    return;
+  }
+#endif
+  cuzk__mont_sub_c(out, a, b, m, N);
 }
 
 CUZK__INLINE bool cuzk__limbs_is_zero(const uint64_t *a, int N) {
@@ -101,8 +139,8 @@ CUZK__INLINE void cuzk__mont_neg(uint64_t *out, const uint64_t *a, const uint64_
 }
 
 /* Montgomery product a·b·2^(-64N) mod m, CIOS (Koç, Acar, Kaliski 1996), fully reduced. */
-CUZK__INLINE void cuzk__mont_mul(uint64_t *out, const uint64_t *a, const uint64_t *b, const uint64_t *m,
-                                 uint64_t ninv, int N) {
+CUZK__INLINE void cuzk__mont_mul(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *m, uint64_t ninv, int N) {
   uint64_t t[8] = {0};
   uint64_t t_hi = 0;
 #pragma GCC unroll 8
@@ -123,12 +161,13 @@ CUZK__INLINE void cuzk__mont_mul(uint64_t *out, const uint64_t *a, const uint64_
 }
 
 /* Montgomery reduction of a plain N-limb value: a·2^(-64N) mod m (for leaving Montgomery form). */
-CUZK__INLINE void cuzk__mont_redc(uint64_t *out, const uint64_t *a, const uint64_t *m, uint64_t ninv, int N) {
+CUZK__INLINE void cuzk__mont_redc(uint64_t *out, const uint64_t *a, const uint64_t *m,
+                                  uint64_t ninv, int N) {
   uint64_t one[8] = {1};
   cuzk__mont_mul(out, a, one, m, ninv, N);
 }
 
-/* Big-integer helpers on plain values (not Montgomery), used by encodings and the binary GCD. */
+/* Big-integer helpers on plain values (not Montgomery), used by the encodings. */
 CUZK__INLINE bool cuzk__limbs_lt(const uint64_t *a, const uint64_t *b, int N) {
   uint64_t borrow = 0, d;
 #pragma GCC unroll 8
@@ -160,48 +199,6 @@ CUZK__INLINE void cuzk__limbs_to_be(uint8_t *out, const uint64_t *a, int N) {
 CUZK__INLINE void cuzk__limbs_to_le(uint8_t *out, const uint64_t *a, int N) {
   for (int i = 0; i < N; i++)
     for (int k = 0; k < 8; k++) out[i * 8 + k] = (uint8_t)(a[i] >> (8 * k));
-}
-
-CUZK__INLINE void cuzk__limbs_shr1(uint64_t *a, uint64_t top, int N) {
-  for (int i = 0; i < N - 1; i++) a[i] = (a[i] >> 1) | (a[i + 1] << 63);
-  a[N - 1] = (a[N - 1] >> 1) | (top << 63);
-}
-
-/* Plain inverse a^-1 mod m of a plain value 0 < a < m, binary extended Euclid (Guide to ECC,
- * Alg. 2.22). Variable time. */
-CUZK__INLINE void cuzk__limbs_inv_vartime(uint64_t *out, const uint64_t *a, const uint64_t *m, int N) {
-  uint64_t u[8], v[8], x1[8] = {1}, x2[8] = {0}, one[8] = {1};
-  memcpy(u, a, (size_t)N * 8);
-  memcpy(v, m, (size_t)N * 8);
-  for (;;) {
-    bool u1 = cuzk__limbs_eq(u, one, N), v1 = cuzk__limbs_eq(v, one, N);
-    if (u1 || v1) {
-      memcpy(out, u1 ? x1 : x2, (size_t)N * 8);
-      return;
-    }
-    while ((u[0] & 1) == 0) {
-      cuzk__limbs_shr1(u, 0, N);
-      uint64_t c = 0;
-      if (x1[0] & 1)
-        for (int i = 0; i < N; i++) c = cuzk__adc(&x1[i], x1[i], m[i], c);
-      cuzk__limbs_shr1(x1, c, N);
-    }
-    while ((v[0] & 1) == 0) {
-      cuzk__limbs_shr1(v, 0, N);
-      uint64_t c = 0;
-      if (x2[0] & 1)
-        for (int i = 0; i < N; i++) c = cuzk__adc(&x2[i], x2[i], m[i], c);
-      cuzk__limbs_shr1(x2, c, N);
-    }
-    uint64_t borrow = 0;
-    if (!cuzk__limbs_lt(u, v, N)) {
-      for (int i = 0; i < N; i++) borrow = cuzk__sbb(&u[i], u[i], v[i], borrow);
-      cuzk__mont_sub(x1, x1, x2, m, N);
-    } else {
-      for (int i = 0; i < N; i++) borrow = cuzk__sbb(&v[i], v[i], u[i], borrow);
-      cuzk__mont_sub(x2, x2, x1, m, N);
-    }
-  }
 }
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/poly/par.h"
+#include "core/util/pool.h"
 #include "core/util/file.h"
 
 #define G1U CUZK_G1_UNCOMPRESSED_BYTES
@@ -61,8 +61,8 @@ static uint32_t get_u32(const uint8_t *i) {
 
 typedef struct {
   int g2;
-  void *pts;         /* affine points */
-  uint8_t *bytes;    /* encoded, uncompressed */
+  void *pts;      /* affine points */
+  uint8_t *bytes; /* encoded, uncompressed */
   size_t n;
   unsigned flags;
   _Atomic int err;   /* first error seen (any task) */
@@ -112,7 +112,8 @@ static void bulk_decode_task(void *vctx, size_t t) {
 
 static void bulk_encode(uint8_t *out, const void *pts, size_t n, int g2) {
   bulk_t b = {.g2 = g2, .pts = (void *)pts, .bytes = out, .n = n};
-  cuzk__par_for((n + POINTS_PER_TASK - 1) / POINTS_PER_TASK, bulk_encode_task, &b);
+  cuzk_pool_parallel_for(cuzk_pool_global(), (n + POINTS_PER_TASK - 1) / POINTS_PER_TASK,
+                         bulk_encode_task, &b);
 }
 
 /* Decodes n points; on error returns it and sets *bad to a failing index. */
@@ -121,7 +122,8 @@ static cuzk_err_t bulk_decode(void *pts, const uint8_t *in, size_t n, int g2, un
   bulk_t b = {.g2 = g2, .pts = pts, .bytes = (uint8_t *)in, .n = n, .flags = flags};
   atomic_init(&b.err, 0);
   atomic_init(&b.bad, 0);
-  cuzk__par_for((n + POINTS_PER_TASK - 1) / POINTS_PER_TASK, bulk_decode_task, &b);
+  cuzk_pool_parallel_for(cuzk_pool_global(), (n + POINTS_PER_TASK - 1) / POINTS_PER_TASK,
+                         bulk_decode_task, &b);
   *bad = atomic_load(&b.bad);
   return (cuzk_err_t)atomic_load(&b.err);
 }
@@ -155,19 +157,32 @@ cuzk_err_t cuzk_groth16_vk_decode(cuzk_groth16_vk_t *vk, const uint8_t *buf, siz
   memset(vk, 0, sizeof *vk);
   if (len < CUZK_GROTH16_VK_FIXED_BYTES)
     return cuzk_errf(CUZK_ERR_TRUNCATED, errstr, errstr_size,
-                     "verifying key: %zu bytes, need at least %d", len, CUZK_GROTH16_VK_FIXED_BYTES);
+                     "verifying key: %zu bytes, need at least %d", len,
+                     CUZK_GROTH16_VK_FIXED_BYTES);
   static const char *const names[6] = {"alpha_g1", "beta_g1",  "beta_g2",
                                        "gamma_g2", "delta_g1", "delta_g2"};
   const uint8_t *p = buf;
   cuzk_err_t e;
   for (int k = 0; k < 6; k++) {
     switch (k) {
-      case 0: e = dec_g1(&vk->alpha_g1, p, flags), p += G1U; break;
-      case 1: e = dec_g1(&vk->beta_g1, p, flags), p += G1U; break;
-      case 2: e = dec_g2(&vk->beta_g2, p, flags), p += G2U; break;
-      case 3: e = dec_g2(&vk->gamma_g2, p, flags), p += G2U; break;
-      case 4: e = dec_g1(&vk->delta_g1, p, flags), p += G1U; break;
-      default: e = dec_g2(&vk->delta_g2, p, flags), p += G2U; break;
+      case 0:
+        e = dec_g1(&vk->alpha_g1, p, flags), p += G1U;
+        break;
+      case 1:
+        e = dec_g1(&vk->beta_g1, p, flags), p += G1U;
+        break;
+      case 2:
+        e = dec_g2(&vk->beta_g2, p, flags), p += G2U;
+        break;
+      case 3:
+        e = dec_g2(&vk->gamma_g2, p, flags), p += G2U;
+        break;
+      case 4:
+        e = dec_g1(&vk->delta_g1, p, flags), p += G1U;
+        break;
+      default:
+        e = dec_g2(&vk->delta_g2, p, flags), p += G2U;
+        break;
     }
     if (e != CUZK_OK) {
       memset(vk, 0, sizeof *vk);
@@ -184,8 +199,8 @@ cuzk_err_t cuzk_groth16_vk_decode(cuzk_groth16_vk_t *vk, const uint8_t *buf, siz
   }
   if (!used && rem != n * G1U) {
     memset(vk, 0, sizeof *vk);
-    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size,
-                     "verifying key: %zu trailing bytes", rem - n * G1U);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "verifying key: %zu trailing bytes",
+                     rem - n * G1U);
   }
   if (n == 0) {
     memset(vk, 0, sizeof *vk);
@@ -321,7 +336,8 @@ cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *
                                     size_t errstr_size) {
   size_t n = cuzk_groth16_params_size(p);
   uint8_t *buf = malloc(n);
-  if (!buf) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "params: no memory (%zu bytes)", n);
+  if (!buf)
+    return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "params: no memory (%zu bytes)", n);
   cuzk_groth16_params_encode(buf, p);
   char side[4096];
   if (!sidecar_path(side, sizeof side, path)) {
@@ -355,7 +371,8 @@ cuzk_err_t cuzk_groth16_vk_save(const cuzk_groth16_vk_t *vk, const char *path, c
   return e;
 }
 
-cuzk_err_t cuzk_groth16_params_check_secure(const cuzk_groth16_params_t *params, bool allow_insecure) {
+cuzk_err_t cuzk_groth16_params_check_secure(const cuzk_groth16_params_t *params,
+                                            bool allow_insecure) {
   assert(params);
   return params->insecure && !allow_insecure ? CUZK_ERR_INSECURE_PARAMS : CUZK_OK;
 }
@@ -370,32 +387,35 @@ cuzk_err_t cuzk_groth16_params_match(const cuzk_groth16_params_t *p, const cuzk_
   struct {
     const char *name;
     uint64_t have, want;
-  } rows[] = {{"ic", p->vk.n_ic, ni},      {"h", p->n_h, n - 1},
-              {"l", p->n_l, na},           {"a", p->n_a, ni + da},
-              {"b_g1", p->n_b_g1, dbi + dba}, {"b_g2", p->n_b_g2, dbi + dba}};
+  } rows[] = {
+      {"ic", p->vk.n_ic, ni}, {"h", p->n_h, n - 1},           {"l", p->n_l, na},
+      {"a", p->n_a, ni + da}, {"b_g1", p->n_b_g1, dbi + dba}, {"b_g2", p->n_b_g2, dbi + dba}};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     if (rows[i].have != rows[i].want)
-      return cuzk_errf(CUZK_ERR_BAD_PARAMS, errstr, errstr_size,
-                       "parameters do not fit the circuit: %s has %llu points, the circuit needs %llu",
-                       rows[i].name, (unsigned long long)rows[i].have,
-                       (unsigned long long)rows[i].want);
+      return cuzk_errf(
+          CUZK_ERR_BAD_PARAMS, errstr, errstr_size,
+          "parameters do not fit the circuit: %s has %llu points, the circuit needs %llu",
+          rows[i].name, (unsigned long long)rows[i].have, (unsigned long long)rows[i].want);
   return CUZK_OK;
 }
 
 /* ---- proofs --------------------------------------------------------------------------- */
 
-void cuzk_groth16_proof_encode(uint8_t out[CUZK_GROTH16_PROOF_BYTES], const cuzk_groth16_proof_t *p) {
+void cuzk_groth16_proof_encode(uint8_t out[CUZK_GROTH16_PROOF_BYTES],
+                               const cuzk_groth16_proof_t *p) {
   cuzk_g1_to_compressed(out, &p->a);
   cuzk_g2_to_compressed(out + G1C, &p->b);
   cuzk_g1_to_compressed(out + G1C + G2C, &p->c);
 }
 
-cuzk_err_t cuzk_groth16_proof_decode(cuzk_groth16_proof_t *p, const uint8_t in[CUZK_GROTH16_PROOF_BYTES],
-                                     unsigned flags) {
+cuzk_err_t cuzk_groth16_proof_decode(cuzk_groth16_proof_t *p,
+                                     const uint8_t in[CUZK_GROTH16_PROOF_BYTES], unsigned flags) {
   bool t = (flags & CUZK_GROTH16_TRUSTED) != 0;
-  cuzk_err_t e = t ? cuzk_g1_from_compressed_unchecked(&p->a, in) : cuzk_g1_from_compressed(&p->a, in);
+  cuzk_err_t e =
+      t ? cuzk_g1_from_compressed_unchecked(&p->a, in) : cuzk_g1_from_compressed(&p->a, in);
   if (e == CUZK_OK)
-    e = t ? cuzk_g2_from_compressed_unchecked(&p->b, in + G1C) : cuzk_g2_from_compressed(&p->b, in + G1C);
+    e = t ? cuzk_g2_from_compressed_unchecked(&p->b, in + G1C)
+          : cuzk_g2_from_compressed(&p->b, in + G1C);
   if (e == CUZK_OK)
     e = t ? cuzk_g1_from_compressed_unchecked(&p->c, in + G1C + G2C)
           : cuzk_g1_from_compressed(&p->c, in + G1C + G2C);
@@ -481,7 +501,8 @@ cuzk_err_t cuzk_groth16_public_from_decimal(cuzk_fr_t *out, const char *dec) {
 
 /* ---- parameters.json digests ---------------------------------------------------------- */
 
-cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr, size_t errstr_size) {
+cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr,
+                                    size_t errstr_size) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return cuzk_errf(errno == ENOENT ? CUZK_ERR_NOT_FOUND : CUZK_ERR_IO, errstr, errstr_size,
@@ -507,7 +528,8 @@ cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr
     unsigned mlen = 0;
     EVP_DigestFinal_ex(ctx, md_out, &mlen);
     static const char hx[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) out[2 * i] = hx[md_out[i] >> 4], out[2 * i + 1] = hx[md_out[i] & 15];
+    for (int i = 0; i < 16; i++)
+      out[2 * i] = hx[md_out[i] >> 4], out[2 * i + 1] = hx[md_out[i] & 15];
     out[32] = 0;
   }
 done:
@@ -529,7 +551,8 @@ cuzk_err_t cuzk_groth16_digest_check(const char *json_path, const char *path, ch
   const char *k = strstr((const char *)json, key);
   if (!k) {
     free(json);
-    return cuzk_errf(CUZK_ERR_NOT_FOUND, errstr, errstr_size, "%s: no entry for %s", json_path, base);
+    return cuzk_errf(CUZK_ERR_NOT_FOUND, errstr, errstr_size, "%s: no entry for %s", json_path,
+                     base);
   }
   const char *open = strchr(k + strlen(key), '{');
   const char *close = open ? strchr(open, '}') : NULL;
@@ -537,13 +560,15 @@ cuzk_err_t cuzk_groth16_digest_check(const char *json_path, const char *path, ch
   char want[64] = {0};
   if (!close || !d || d > close) {
     free(json);
-    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s has no digest", json_path, base);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s has no digest", json_path,
+                     base);
   }
   d = strchr(d + 8, '"');
   const char *end = d ? strchr(d + 1, '"') : NULL;
   if (!d || !end || end > close || (size_t)(end - d - 1) >= sizeof want) {
     free(json);
-    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s: bad digest", json_path, base);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s: bad digest", json_path,
+                     base);
   }
   memcpy(want, d + 1, (size_t)(end - d - 1));
   free(json);
@@ -551,7 +576,7 @@ cuzk_err_t cuzk_groth16_digest_check(const char *json_path, const char *path, ch
   e = cuzk_groth16_file_digest(have, path, errstr, errstr_size);
   if (e != CUZK_OK) return e;
   if (strcmp(have, want) != 0)
-    return cuzk_errf(CUZK_ERR_CHECKSUM, errstr, errstr_size, "%s: digest %s, parameters.json says %s",
-                     path, have, want);
+    return cuzk_errf(CUZK_ERR_CHECKSUM, errstr, errstr_size,
+                     "%s: digest %s, parameters.json says %s", path, have, want);
   return CUZK_OK;
 }

@@ -51,9 +51,9 @@ typedef struct {
 
 typedef struct {
   cuzk_groth16_vk_t vk;
-  cuzk_g1_affine_t *h; /* n_h = domain size - 1 */
-  cuzk_g1_affine_t *l; /* one per aux variable */
-  cuzk_g1_affine_t *a; /* inputs (all), then aux with DENSITY_A_AUX */
+  cuzk_g1_affine_t *h;    /* n_h = domain size - 1 */
+  cuzk_g1_affine_t *l;    /* one per aux variable */
+  cuzk_g1_affine_t *a;    /* inputs (all), then aux with DENSITY_A_AUX */
   cuzk_g1_affine_t *b_g1; /* inputs with DENSITY_B_INPUT, then aux with DENSITY_B_AUX */
   cuzk_g2_affine_t *b_g2; /* same variables as b_g1 */
   size_t n_h, n_l, n_a, n_b_g1, n_b_g2;
@@ -114,7 +114,8 @@ cuzk_err_t cuzk_groth16_vk_save(const cuzk_groth16_vk_t *vk, const char *path, c
                                 size_t errstr_size);
 
 /* CUZK_ERR_INSECURE_PARAMS when params->insecure and !allow_insecure, else CUZK_OK. */
-cuzk_err_t cuzk_groth16_params_check_secure(const cuzk_groth16_params_t *params, bool allow_insecure);
+cuzk_err_t cuzk_groth16_params_check_secure(const cuzk_groth16_params_t *params,
+                                            bool allow_insecure);
 
 /* Checks that the parameter vector lengths fit the circuit: n_ic = num_inputs,
  * n_h = domain - 1, n_l = num_aux, n_a = num_inputs + |A aux|, n_b_* = |B inputs| + |B aux|.
@@ -124,9 +125,10 @@ cuzk_err_t cuzk_groth16_params_match(const cuzk_groth16_params_t *p, const cuzk_
 
 /* Proofs: 192 bytes, A ‖ B ‖ C compressed. decode rejects points at infinity (CUZK_ERR_BAD_PROOF)
  * and returns the point decoders' errors; subgroup checks unless CUZK_GROTH16_TRUSTED. */
-void cuzk_groth16_proof_encode(uint8_t out[CUZK_GROTH16_PROOF_BYTES], const cuzk_groth16_proof_t *p);
-cuzk_err_t cuzk_groth16_proof_decode(cuzk_groth16_proof_t *p, const uint8_t in[CUZK_GROTH16_PROOF_BYTES],
-                                     unsigned flags);
+void cuzk_groth16_proof_encode(uint8_t out[CUZK_GROTH16_PROOF_BYTES],
+                               const cuzk_groth16_proof_t *p);
+cuzk_err_t cuzk_groth16_proof_decode(cuzk_groth16_proof_t *p,
+                                     const uint8_t in[CUZK_GROTH16_PROOF_BYTES], unsigned flags);
 /* Splits a concatenation of n proofs: CUZK_ERR_BAD_PROOF when len is not a multiple of 192 or 0;
  * on success *out is malloc'd (caller frees) with *n proofs. */
 cuzk_err_t cuzk_groth16_proofs_decode(cuzk_groth16_proof_t **out, size_t *n, const uint8_t *buf,
@@ -142,7 +144,8 @@ void cuzk_groth16_limbs_to_decimal(char *buf, size_t size, const uint64_t *limbs
 /* Filecoin parameters.json: the digest of a file is the first 32 hex digits of its Blake2b-512
  * (rust-fil-proofs storage-proofs-core/src/parameter_cache.rs, read_cached_params: Blake2b with
  * default parameters, to_hex()[..32]). file_digest writes those 32 digits and a NUL. */
-cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr, size_t errstr_size);
+cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr,
+                                    size_t errstr_size);
 /* Looks up the entry named basename(path) in the parameters.json at json_path and compares its
  * "digest". CUZK_ERR_NOT_FOUND (no entry), CUZK_ERR_PARSE (entry without digest),
  * CUZK_ERR_CHECKSUM (mismatch), file errors. */

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "core/poly/ntt.h"
-#include "core/poly/par.h"
+#include "core/util/pool.h"
 
-#define FB_BITS 8                        /* window width */
-#define FB_WINDOWS (256 / FB_BITS)       /* scalars < r < 2^255 */
-#define FB_DIGITS ((1u << FB_BITS) - 1)  /* nonzero digits per window */
-#define FB_CHUNK 256                     /* points per task */
+#define FB_BITS 8                       /* window width */
+#define FB_WINDOWS (256 / FB_BITS)      /* scalars < r < 2^255 */
+#define FB_DIGITS ((1u << FB_BITS) - 1) /* nonzero digits per window */
+#define FB_CHUNK 256                    /* points per task */
 
 cuzk_err_t cuzk_groth16_toxic_random(cuzk_groth16_toxic_t *t) {
   cuzk_fr_t *v[5] = {&t->tau, &t->alpha, &t->beta, &t->gamma, &t->delta};
@@ -44,69 +44,74 @@ void cuzk_groth16_toxic_from_seed(cuzk_groth16_toxic_t *t, uint64_t seed) {
 
 /* ---- fixed-base tables ---------------------------------------------------------------- */
 
-#define FIXED_BASE(G, PT, AT)                                                                   \
-  typedef struct {                                                                              \
-    const AT *table; /* [FB_WINDOWS][FB_DIGITS]: table[w][d-1] = d·2^(8w)·P */                \
-    const cuzk_fr_t *scalars;                                                                   \
-    AT *out;                                                                                    \
-    size_t n;                                                                                   \
-  } G##_fb_ctx_t;                                                                               \
-                                                                                                \
-  static void G##_fb_task(void *vctx, size_t t) {                                               \
-    G##_fb_ctx_t *c = vctx;                                                                     \
-    size_t lo = t * FB_CHUNK, hi = lo + FB_CHUNK;                                               \
-    if (hi > c->n) hi = c->n;                                                                   \
-    PT acc[FB_CHUNK];                                                                           \
-    for (size_t i = lo; i < hi; i++) {                                                          \
-      uint64_t raw[4];                                                                          \
-      cuzk_fr_to_raw(raw, &c->scalars[i]);                                                      \
-      PT *a = &acc[i - lo];                                                                     \
-      cuzk_##G##_set_infinity(a);                                                               \
-      for (unsigned w = 0; w < FB_WINDOWS; w++) {                                               \
-        unsigned d = (unsigned)(raw[w / 8] >> (8 * (w % 8))) & 0xff;                            \
-        if (d) cuzk_##G##_add_affine(a, a, &c->table[(size_t)w * FB_DIGITS + d - 1]);           \
-      }                                                                                         \
-    }                                                                                           \
-    cuzk_##G##_batch_to_affine(c->out + lo, acc, hi - lo);                                      \
-  }                                                                                             \
-                                                                                                \
-  typedef struct {                                                                              \
-    AT *table;                                                                                  \
-    const PT *p;                                                                                \
-  } G##_tab_ctx_t;                                                                              \
-                                                                                                \
-  static void G##_tab_task(void *vctx, size_t w) {                                              \
-    G##_tab_ctx_t *c = vctx;                                                                    \
-    PT base = *c->p, *row = malloc(FB_DIGITS * sizeof *row);                                    \
-    if (!row) abort();                                                                          \
-    for (unsigned k = 0; k < FB_BITS * w; k++) cuzk_##G##_dbl(&base, &base);                    \
-    row[0] = base;                                                                              \
-    for (unsigned d = 1; d < FB_DIGITS; d++) cuzk_##G##_add(&row[d], &row[d - 1], &base);       \
-    cuzk_##G##_batch_to_affine(c->table + w * FB_DIGITS, row, FB_DIGITS);                       \
-    free(row);                                                                                  \
-  }                                                                                             \
-                                                                                                \
-  static AT *G##_fb_table_new(const PT *p) {                                                    \
-    AT *table = malloc((size_t)FB_WINDOWS * FB_DIGITS * sizeof *table);                         \
-    if (!table) return NULL;                                                                    \
-    G##_tab_ctx_t tc = {table, p};                                                              \
-    cuzk__par_for(FB_WINDOWS, G##_tab_task, &tc);                                               \
-    return table;                                                                               \
-  }                                                                                             \
-                                                                                                \
-  static void G##_fb_apply(AT *out, const AT *table, const cuzk_fr_t *scalars, size_t n) {     \
-    G##_fb_ctx_t fc = {table, scalars, out, n};                                                 \
-    cuzk__par_for((n + FB_CHUNK - 1) / FB_CHUNK, G##_fb_task, &fc);                             \
-  }                                                                                             \
-                                                                                                \
-  cuzk_err_t cuzk_##G##_fixed_base_batch(AT *out, const PT *p, const cuzk_fr_t *scalars,        \
-                                         size_t n) {                                            \
-    if (n == 0) return CUZK_OK;                                                                 \
-    AT *table = G##_fb_table_new(p);                                                            \
-    if (!table) return CUZK_ERR_NOMEM;                                                          \
-    G##_fb_apply(out, table, scalars, n);                                                       \
-    free(table);                                                                                \
-    return CUZK_OK;                                                                             \
+#define FIXED_BASE(G, PT, AT)                                                                    \
+  typedef struct {                                                                               \
+    const AT *table; /* [FB_WINDOWS][FB_DIGITS]: table[w][d-1] = d·2^(8w)·P */                 \
+    const cuzk_fr_t *scalars;                                                                    \
+    AT *out;                                                                                     \
+    size_t n;                                                                                    \
+  } G##_fb_ctx_t;                                                                                \
+                                                                                                 \
+  static void G##_fb_task(void *vctx, size_t t) {                                                \
+    G##_fb_ctx_t *c = vctx;                                                                      \
+    size_t lo = t * FB_CHUNK, hi = lo + FB_CHUNK;                                                \
+    if (hi > c->n) hi = c->n;                                                                    \
+    PT acc[FB_CHUNK];                                                                            \
+    for (size_t i = lo; i < hi; i++) {                                                           \
+      uint64_t raw[4];                                                                           \
+      cuzk_fr_to_raw(raw, &c->scalars[i]);                                                       \
+      PT *a = &acc[i - lo];                                                                      \
+      cuzk_##G##_set_infinity(a);                                                                \
+      for (unsigned w = 0; w < FB_WINDOWS; w++) {                                                \
+        unsigned d = (unsigned)(raw[w / 8] >> (8 * (w % 8))) & 0xff;                             \
+        if (d) cuzk_##G##_add_affine(a, a, &c->table[(size_t)w * FB_DIGITS + d - 1]);            \
+      }                                                                                          \
+    }                                                                                            \
+    cuzk_##G##_batch_to_affine(c->out + lo, acc, hi - lo);                                       \
+  }                                                                                              \
+                                                                                                 \
+  typedef struct {                                                                               \
+    AT *table;                                                                                   \
+    PT *rows; /* scratch, FB_WINDOWS · FB_DIGITS */                                              \
+    const PT *p;                                                                                 \
+  } G##_tab_ctx_t;                                                                               \
+                                                                                                 \
+  static void G##_tab_task(void *vctx, size_t w) {                                               \
+    G##_tab_ctx_t *c = vctx;                                                                     \
+    PT base = *c->p, *row = c->rows + w * FB_DIGITS;                                             \
+    for (unsigned k = 0; k < FB_BITS * w; k++) cuzk_##G##_dbl(&base, &base);                     \
+    row[0] = base;                                                                               \
+    for (unsigned d = 1; d < FB_DIGITS; d++) cuzk_##G##_add(&row[d], &row[d - 1], &base);        \
+    cuzk_##G##_batch_to_affine(c->table + w * FB_DIGITS, row, FB_DIGITS);                        \
+  }                                                                                              \
+                                                                                                 \
+  static AT *G##_fb_table_new(const PT *p) {                                                     \
+    AT *table = malloc((size_t)FB_WINDOWS * FB_DIGITS * sizeof *table);                          \
+    PT *rows = malloc((size_t)FB_WINDOWS * FB_DIGITS * sizeof *rows);                            \
+    if (table && rows) {                                                                         \
+      G##_tab_ctx_t tc = {table, rows, p};                                                       \
+      cuzk_pool_parallel_for(cuzk_pool_global(), FB_WINDOWS, G##_tab_task, &tc);                 \
+    } else {                                                                                     \
+      free(table);                                                                               \
+      table = NULL;                                                                              \
+    }                                                                                            \
+    free(rows);                                                                                  \
+    return table;                                                                                \
+  }                                                                                              \
+                                                                                                 \
+  static void G##_fb_apply(AT *out, const AT *table, const cuzk_fr_t *scalars, size_t n) {       \
+    G##_fb_ctx_t fc = {table, scalars, out, n};                                                  \
+    cuzk_pool_parallel_for(cuzk_pool_global(), (n + FB_CHUNK - 1) / FB_CHUNK, G##_fb_task, &fc); \
+  }                                                                                              \
+                                                                                                 \
+  cuzk_err_t cuzk_##G##_fixed_base_batch(AT *out, const PT *p, const cuzk_fr_t *scalars,         \
+                                         size_t n) {                                             \
+    if (n == 0) return CUZK_OK;                                                                  \
+    AT *table = G##_fb_table_new(p);                                                             \
+    if (!table) return CUZK_ERR_NOMEM;                                                           \
+    G##_fb_apply(out, table, scalars, n);                                                        \
+    free(table);                                                                                 \
+    return CUZK_OK;                                                                              \
   }
 
 FIXED_BASE(g1, cuzk_g1_t, cuzk_g1_affine_t)
@@ -260,7 +265,8 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   p->n_a = k;
   for (size_t i = 0; i < k; i++)
     if (cuzk_fr_is_zero(&sc[i])) {
-      e = cuzk_errf(CUZK_ERR_BAD_PARAMS, errstr, errstr_size, "setup: A polynomial %zu vanishes at tau", i);
+      e = cuzk_errf(CUZK_ERR_BAD_PARAMS, errstr, errstr_size,
+                    "setup: A polynomial %zu vanishes at tau", i);
       goto done;
     }
   p->a = malloc((k ? k : 1) * sizeof *p->a);
@@ -276,7 +282,8 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   assert(k == dbi + dba);
   for (size_t i = 0; i < k; i++)
     if (cuzk_fr_is_zero(&sc[i])) {
-      e = cuzk_errf(CUZK_ERR_BAD_PARAMS, errstr, errstr_size, "setup: B polynomial %zu vanishes at tau", i);
+      e = cuzk_errf(CUZK_ERR_BAD_PARAMS, errstr, errstr_size,
+                    "setup: B polynomial %zu vanishes at tau", i);
       goto done;
     }
   p->n_b_g1 = p->n_b_g2 = k;

@@ -37,9 +37,9 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
                               const cuzk_groth16_toxic_t *t, char *errstr, size_t errstr_size);
 
 /* Fixed-base multiplication, exposed for tests and other setups: out[i] = scalars[i]·P. */
-cuzk_err_t cuzk_g1_fixed_base_batch(cuzk_g1_affine_t *out, const cuzk_g1_t *p, const cuzk_fr_t *scalars,
-                                    size_t n);
-cuzk_err_t cuzk_g2_fixed_base_batch(cuzk_g2_affine_t *out, const cuzk_g2_t *p, const cuzk_fr_t *scalars,
-                                    size_t n);
+cuzk_err_t cuzk_g1_fixed_base_batch(cuzk_g1_affine_t *out, const cuzk_g1_t *p,
+                                    const cuzk_fr_t *scalars, size_t n);
+cuzk_err_t cuzk_g2_fixed_base_batch(cuzk_g2_affine_t *out, const cuzk_g2_t *p,
+                                    const cuzk_fr_t *scalars, size_t n);
 
 #endif

@@ -4,8 +4,9 @@
  * (wasm_curve.js fromObject: [x, y, z] with z = 1 affine, z = 0 infinity; wasm_field2.js
  * fromObject: [c0, c1]). Field elements are decimal strings of canonical integers:
  *   G1  ["x", "y", "1"]                                   (infinity: ["0", "1", "0"])
- *   G2  [["x.c0", "x.c1"], ["y.c0", "y.c1"], ["1", "0"]]  (infinity: [["0","0"],["1","0"],["0","0"]])
- * Each function returns a malloc'd NUL-terminated string (caller frees) or NULL on no memory.
+ *   G2  [["x.c0", "x.c1"], ["y.c0", "y.c1"], ["1", "0"]]  (infinity:
+ * [["0","0"],["1","0"],["0","0"]]) Each function returns a malloc'd NUL-terminated string (caller
+ * frees) or NULL on no memory.
  */
 #ifndef CUZK_GROTH16_SNARKJS_H
 #define CUZK_GROTH16_SNARKJS_H

@@ -14,7 +14,8 @@ struct cuzk_groth16_pvk {
   size_t n_ic;
 };
 
-cuzk_groth16_pvk_t *cuzk_groth16_pvk_new(const cuzk_groth16_vk_t *vk, char *errstr, size_t errstr_size) {
+cuzk_groth16_pvk_t *cuzk_groth16_pvk_new(const cuzk_groth16_vk_t *vk, char *errstr,
+                                         size_t errstr_size) {
   assert(vk);
   if (vk->n_ic == 0) {
     cuzk_errf(CUZK_ERR_BAD_PARAMS, errstr, errstr_size, "verifying key has no IC");
@@ -44,7 +45,9 @@ void cuzk_groth16_pvk_free(cuzk_groth16_pvk_t *pvk) {
   free(pvk);
 }
 
-size_t cuzk_groth16_pvk_num_public(const cuzk_groth16_pvk_t *pvk) { return pvk->n_ic - 1; }
+size_t cuzk_groth16_pvk_num_public(const cuzk_groth16_pvk_t *pvk) {
+  return pvk->n_ic - 1;
+}
 
 /* acc = IC₀ + Σ xᵢ·ICᵢ₊₁ */
 static cuzk_err_t ic_sum(cuzk_g1_t *acc, const cuzk_groth16_pvk_t *pvk, const cuzk_fr_t *pub) {
@@ -86,8 +89,9 @@ cuzk_err_t cuzk_groth16_verify(const cuzk_groth16_pvk_t *pvk, const cuzk_groth16
   return cuzk_fp12_eq(&g, &pvk->alpha_beta) ? CUZK_OK : CUZK_ERR_VERIFY_FAILED;
 }
 
-cuzk_err_t cuzk_groth16_verify_batch(const cuzk_groth16_pvk_t *pvk, const cuzk_groth16_proof_t *proofs,
-                                     size_t k, const cuzk_fr_t *pub, size_t n_public) {
+cuzk_err_t cuzk_groth16_verify_batch(const cuzk_groth16_pvk_t *pvk,
+                                     const cuzk_groth16_proof_t *proofs, size_t k,
+                                     const cuzk_fr_t *pub, size_t n_public) {
   assert(pvk && (proofs || k == 0));
   if (n_public + 1 != pvk->n_ic) return CUZK_ERR_INVALID_ARG;
   if (k == 0) return CUZK_OK;

@@ -21,7 +21,8 @@
 typedef struct cuzk_groth16_pvk cuzk_groth16_pvk_t;
 
 /* NULL with errstr on no memory or a vk without IC. */
-cuzk_groth16_pvk_t *cuzk_groth16_pvk_new(const cuzk_groth16_vk_t *vk, char *errstr, size_t errstr_size);
+cuzk_groth16_pvk_t *cuzk_groth16_pvk_new(const cuzk_groth16_vk_t *vk, char *errstr,
+                                         size_t errstr_size);
 void cuzk_groth16_pvk_free(cuzk_groth16_pvk_t *pvk);
 /* Number of public inputs the key expects (excluding ONE). */
 size_t cuzk_groth16_pvk_num_public(const cuzk_groth16_pvk_t *pvk);
@@ -34,7 +35,8 @@ cuzk_err_t cuzk_groth16_verify(const cuzk_groth16_pvk_t *pvk, const cuzk_groth16
 /* k proofs, proof i with public inputs pub[i·n_public ..]. CUZK_OK when all are valid (with
  * probability 1 - 2^-128 over the weights), CUZK_ERR_VERIFY_FAILED otherwise (some proof is
  * invalid; verify singly to find which), other errors as cuzk_groth16_verify, CUZK_ERR_NOMEM. */
-cuzk_err_t cuzk_groth16_verify_batch(const cuzk_groth16_pvk_t *pvk, const cuzk_groth16_proof_t *proofs,
-                                     size_t k, const cuzk_fr_t *pub, size_t n_public);
+cuzk_err_t cuzk_groth16_verify_batch(const cuzk_groth16_pvk_t *pvk,
+                                     const cuzk_groth16_proof_t *proofs, size_t k,
+                                     const cuzk_fr_t *pub, size_t n_public);
 
 #endif

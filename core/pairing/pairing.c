@@ -1,6 +1,7 @@
 #include "core/pairing/pairing.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* |x| = 0xd201000000010000; x itself is negative. */
@@ -115,8 +116,8 @@ static void mul_line(cuzk_fp12_t *f, const cuzk_fp2_t coeff[3], const cuzk_g1_af
   cuzk_fp12_mul_by_014(f, f, &coeff[0], &b1, &b4);
 }
 
-void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p, const cuzk_g2_prepared_t *q,
-                              size_t n) {
+void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p,
+                              const cuzk_g2_prepared_t *q, size_t n) {
   assert(out && (n == 0 || (p && q)));
   cuzk_fp12_t f = CUZK_FP12_ONE;
   unsigned k = 0;
@@ -127,7 +128,8 @@ void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p, const
     k++;
     if ((BLS_X_ABS >> i) & 1) {
       for (size_t j = 0; j < n; j++)
-        if (!q[j].infinity && !cuzk_g1_affine_is_infinity(&p[j])) mul_line(&f, q[j].coeffs[k], &p[j]);
+        if (!q[j].infinity && !cuzk_g1_affine_is_infinity(&p[j]))
+          mul_line(&f, q[j].coeffs[k], &p[j]);
       k++;
     }
   }
@@ -193,7 +195,8 @@ bool cuzk_pairing_check_prepared(const cuzk_g1_affine_t *p, const cuzk_g2_prepar
 bool cuzk_pairing_check(const cuzk_g1_affine_t *p, const cuzk_g2_affine_t *q, size_t n) {
   assert(n == 0 || (p && q));
   cuzk_fp12_t f = CUZK_FP12_ONE, e;
-  cuzk_g2_prepared_t *prep = n > 1 ? malloc(n * sizeof *prep) : NULL;
+  cuzk_g2_prepared_t *prep =
+      n > 1 && n <= SIZE_MAX / sizeof *prep ? malloc(n * sizeof *prep) : NULL;
   if (prep) {
     for (size_t i = 0; i < n; i++) cuzk_pairing_g2_prepare(&prep[i], &q[i]);
     cuzk_pairing_miller_loop(&f, p, prep, n);

@@ -35,8 +35,8 @@ void cuzk_pairing_g2_prepare(cuzk_g2_prepared_t *out, const cuzk_g2_affine_t *q)
 
 /* f = prod_i f_{x,Q_i}(P_i), the Miller loop of n pairs sharing one accumulator (no final
  * exponentiation). n may be 0 (f = 1). */
-void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p, const cuzk_g2_prepared_t *q,
-                              size_t n);
+void cuzk_pairing_miller_loop(cuzk_fp12_t *out, const cuzk_g1_affine_t *p,
+                              const cuzk_g2_prepared_t *q, size_t n);
 
 /* out = f^(3·(p^12 - 1)/r). */
 void cuzk_pairing_final_exp(cuzk_fp12_t *out, const cuzk_fp12_t *f);

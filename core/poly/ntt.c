@@ -161,7 +161,8 @@ static void cuzk__block_chunk(void *ctx, size_t c) {
         cuzk_fr_t t;
         cuzk_fr_dbl(&t, &a[k + h]);
         cuzk_fr_sub(&a[k + h], &a[k], &t);
-        for (uint64_t i = 1; i < h; i++) cuzk__butterfly(&a[k + i], &a[k + h + i], &d->tw[i * stride]);
+        for (uint64_t i = 1; i < h; i++)
+          cuzk__butterfly(&a[k + i], &a[k + h + i], &d->tw[i * stride]);
       }
     }
   }

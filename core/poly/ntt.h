@@ -26,16 +26,16 @@
 #include "core/util/err.h"
 
 typedef struct {
-  uint64_t n;            /* 2^log_n */
+  uint64_t n; /* 2^log_n */
   unsigned log_n;
-  cuzk_fr_t omega;       /* primitive n-th root of unity */
+  cuzk_fr_t omega; /* primitive n-th root of unity */
   cuzk_fr_t omega_inv;
   cuzk_fr_t n_inv;
-  cuzk_fr_t g;           /* coset shift: the multiplicative generator 7 */
+  cuzk_fr_t g; /* coset shift: the multiplicative generator 7 */
   cuzk_fr_t g_inv;
-  cuzk_fr_t z_coset;     /* Z(g ω^i) = g^n - 1 for every i */
+  cuzk_fr_t z_coset; /* Z(g ω^i) = g^n - 1 for every i */
   cuzk_fr_t z_coset_inv;
-  cuzk_fr_t *tw;         /* tw[i] = ω^i for 0 <= i < n/2 (tw[0] alone when n = 1) */
+  cuzk_fr_t *tw; /* tw[i] = ω^i for 0 <= i < n/2 (tw[0] alone when n = 1) */
 } cuzk_domain_t;
 
 /* The smallest domain with n >= min_size (min_size >= 1). CUZK_ERR_TOO_LARGE above 2^32,

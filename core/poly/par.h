@@ -1,7 +1,7 @@
-/* Data-parallel loops for core/r1cs and core/poly.
+/* Data-parallel loops for core/r1cs and core/poly, on the global pool (core/util/pool.h).
  *
  * cuzk__par_for(n, fn, ctx) calls fn(ctx, i) once for every i in [0, n), spread over the
- * worker threads, and returns when all calls have returned. fn must not call cuzk__par_for.
+ * worker threads and the caller, and returns when all calls have returned (safe to nest).
  * Callers split work into a few chunks per thread (cuzk__par_chunks).
  */
 #ifndef CUZK_POLY_PAR_H

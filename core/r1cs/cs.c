@@ -17,6 +17,7 @@ struct cuzk_cs {
   /* witness */
   cuzk_fr_t *in_v, *aux_v;
   uint64_t in_cap, aux_cap;
+  bool aux_external; /* aux_v belongs to the caller */
   /* record: entries hold the raw tagged variable in `col` until cuzk_cs_finish */
   uint64_t *row_ptr[3];
   uint64_t rp_cap;
@@ -154,7 +155,7 @@ oom:
 void cuzk_cs_free(cuzk_cs_t *cs) {
   if (!cs) return;
   free(cs->in_v);
-  free(cs->aux_v);
+  if (!cs->aux_external) free(cs->aux_v);
   for (int k = 0; k < 3; k++) {
     free(cs->row_ptr[k]);
     free(cs->ent[k]);
@@ -175,7 +176,8 @@ void cuzk_cs_reserve(cuzk_cs_t *cs, uint64_t inputs, uint64_t aux, uint64_t cons
   bool ok = true;
   if (cs->mode & CUZK_CS_WITNESS) {
     ok &= cuzk__grow((void **)&cs->in_v, &cs->in_cap, inputs, sizeof(cuzk_fr_t));
-    ok &= cuzk__grow((void **)&cs->aux_v, &cs->aux_cap, aux, sizeof(cuzk_fr_t));
+    if (!cs->aux_external)
+      ok &= cuzk__grow((void **)&cs->aux_v, &cs->aux_cap, aux, sizeof(cuzk_fr_t));
   }
   if ((cs->mode & CUZK_CS_RECORD) && !cs->finished) {
     for (int k = 0; k < 3; k++) {
@@ -195,10 +197,29 @@ void cuzk_cs_reserve(cuzk_cs_t *cs, uint64_t inputs, uint64_t aux, uint64_t cons
   if (!ok) cuzk__cs_fail(cs, CUZK_ERR_NOMEM, "cs: out of memory reserving capacity");
 }
 
-unsigned cuzk_cs_mode(const cuzk_cs_t *cs) { return cs->mode; }
-uint64_t cuzk_cs_num_constraints(const cuzk_cs_t *cs) { return cs->m; }
-uint64_t cuzk_cs_num_inputs(const cuzk_cs_t *cs) { return cs->ni; }
-uint64_t cuzk_cs_num_aux(const cuzk_cs_t *cs) { return cs->naux; }
+cuzk_err_t cuzk_cs_set_aux_buffer(cuzk_cs_t *cs, cuzk_fr_t *buf, uint64_t cap) {
+  assert(cs && (buf || cap == 0));
+  if (!(cs->mode & CUZK_CS_WITNESS) || cs->naux != 0 || cs->aux_external)
+    return CUZK_ERR_INVALID_ARG;
+  free(cs->aux_v);
+  cs->aux_v = buf;
+  cs->aux_cap = cap;
+  cs->aux_external = true;
+  return CUZK_OK;
+}
+
+unsigned cuzk_cs_mode(const cuzk_cs_t *cs) {
+  return cs->mode;
+}
+uint64_t cuzk_cs_num_constraints(const cuzk_cs_t *cs) {
+  return cs->m;
+}
+uint64_t cuzk_cs_num_inputs(const cuzk_cs_t *cs) {
+  return cs->ni;
+}
+uint64_t cuzk_cs_num_aux(const cuzk_cs_t *cs) {
+  return cs->naux;
+}
 
 cuzk_err_t cuzk_cs_error(const cuzk_cs_t *cs, char *errstr, size_t errstr_size) {
   if (cs->err == CUZK_OK) return CUZK_OK;
@@ -209,8 +230,7 @@ static cuzk_var_t cuzk__alloc(cuzk_cs_t *cs, bool aux, const cuzk_fr_t *value) {
   uint64_t *count = aux ? &cs->naux : &cs->ni;
   if (cs->err != CUZK_OK) return CUZK_VAR_ONE;
   if (*count >= CUZK_VAR_MAX_INDEX || cs->ni + cs->naux >= UINT32_MAX) {
-    cuzk__cs_fail(cs, CUZK_ERR_TOO_LARGE, "cs: more than 2^31 %s variables",
-                  aux ? "aux" : "input");
+    cuzk__cs_fail(cs, CUZK_ERR_TOO_LARGE, "cs: more than 2^31 %s variables", aux ? "aux" : "input");
     return CUZK_VAR_ONE;
   }
   if (cs->mode & CUZK_CS_WITNESS) {
@@ -221,6 +241,11 @@ static cuzk_var_t cuzk__alloc(cuzk_cs_t *cs, bool aux, const cuzk_fr_t *value) {
     }
     cuzk_fr_t **v = aux ? &cs->aux_v : &cs->in_v;
     uint64_t *cap = aux ? &cs->aux_cap : &cs->in_cap;
+    if (aux && cs->aux_external && *count >= *cap) {
+      cuzk__cs_fail(cs, CUZK_ERR_TOO_LARGE, "cs: aux buffer of %llu values is full",
+                    (unsigned long long)*cap);
+      return CUZK_VAR_ONE;
+    }
     if (!cuzk__grow((void **)v, cap, *count + 1, sizeof(cuzk_fr_t))) {
       cuzk__cs_fail(cs, CUZK_ERR_NOMEM, "cs: out of memory for witness values");
       return CUZK_VAR_ONE;
@@ -317,8 +342,8 @@ static void cuzk__record_name(cuzk_cs_t *cs, const char *name) {
   cs->names_len = (uint64_t)(p - cs->names);
 }
 
-void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a,
-                           const cuzk_lc_t *b, const cuzk_lc_t *c) {
+void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a, const cuzk_lc_t *b,
+                           const cuzk_lc_t *c) {
   assert(cs && a && b && c);
   if (cs->err != CUZK_OK) return;
   if (!(cs->mode & CUZK_CS_RECORD)) {
@@ -405,12 +430,16 @@ bool cuzk_cs_lc_value(const cuzk_cs_t *cs, const cuzk_lc_t *lc, cuzk_fr_t *out) 
   for (uint32_t i = 0; i < lc->n; i++) {
     if (!cuzk_cs_value(cs, t[i].var, &x)) return false;
     switch ((cuzk_lc_coeff_kind_t)t[i].kind) {
-    case CUZK_LC_COEFF_ONE: cuzk_fr_add(&acc, &acc, &x); break;
-    case CUZK_LC_COEFF_NEG_ONE: cuzk_fr_sub(&acc, &acc, &x); break;
-    default:
-      cuzk_fr_mul(&x, &x, &t[i].c);
-      cuzk_fr_add(&acc, &acc, &x);
-      break;
+      case CUZK_LC_COEFF_ONE:
+        cuzk_fr_add(&acc, &acc, &x);
+        break;
+      case CUZK_LC_COEFF_NEG_ONE:
+        cuzk_fr_sub(&acc, &acc, &x);
+        break;
+      default:
+        cuzk_fr_mul(&x, &x, &t[i].c);
+        cuzk_fr_add(&acc, &acc, &x);
+        break;
     }
   }
   *out = acc;
@@ -436,8 +465,7 @@ static void cuzk__row_eval_tagged(cuzk_fr_t *out, const cuzk_cs_t *cs, int k, ui
   *out = acc;
 }
 
-cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr,
-                         size_t errstr_size) {
+cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr, size_t errstr_size) {
   if ((cs->mode & (CUZK_CS_RECORD | CUZK_CS_WITNESS)) != (CUZK_CS_RECORD | CUZK_CS_WITNESS) ||
       cs->finished)
     return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,
@@ -533,5 +561,6 @@ cuzk_err_t cuzk_cs_take_witness(cuzk_cs_t *cs, cuzk_fr_t **inputs, uint64_t *n_i
   if (n_aux) *n_aux = cs->naux;
   cs->in_v = cs->aux_v = NULL;
   cs->in_cap = cs->aux_cap = 0;
+  cs->aux_external = false;
   return CUZK_OK;
 }

@@ -49,6 +49,13 @@ void cuzk_cs_free(cuzk_cs_t *cs);
 void cuzk_cs_reserve(cuzk_cs_t *cs, uint64_t inputs, uint64_t aux, uint64_t constraints,
                      uint64_t nnz_per_matrix);
 
+/* WITNESS: store aux values in the caller's buffer of `cap` elements (e.g. pinned memory)
+ * instead of the builder's own array. Call before the first aux allocation; allocating more
+ * than `cap` aux variables sets CUZK_ERR_TOO_LARGE. The buffer stays the caller's: cuzk_cs_free
+ * does not free it and cuzk_cs_take_witness returns it as *aux. CUZK_ERR_INVALID_ARG when not
+ * in witness mode or aux variables already exist. */
+cuzk_err_t cuzk_cs_set_aux_buffer(cuzk_cs_t *cs, cuzk_fr_t *buf, uint64_t cap);
+
 unsigned cuzk_cs_mode(const cuzk_cs_t *cs);
 static inline bool cuzk_cs_has_values(const cuzk_cs_t *cs) {
   return (cuzk_cs_mode(cs) & CUZK_CS_WITNESS) != 0;
@@ -66,8 +73,8 @@ cuzk_var_t cuzk_cs_alloc_aux(cuzk_cs_t *cs, const cuzk_fr_t *value);
  * zero coefficients dropped; in witness mode nothing is stored. */
 void cuzk_cs_enforce(cuzk_cs_t *cs, const cuzk_lc_t *a, const cuzk_lc_t *b, const cuzk_lc_t *c);
 /* Same, with a label (static or caller-owned; copied only under CUZK_CS_ANNOTATE). */
-void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a,
-                           const cuzk_lc_t *b, const cuzk_lc_t *c);
+void cuzk_cs_enforce_named(cuzk_cs_t *cs, const char *name, const cuzk_lc_t *a, const cuzk_lc_t *b,
+                           const cuzk_lc_t *c);
 /* Namespaces prefix labels ("outer/inner/name"); no-ops without CUZK_CS_ANNOTATE. */
 void cuzk_cs_push_namespace(cuzk_cs_t *cs, const char *name);
 void cuzk_cs_pop_namespace(cuzk_cs_t *cs);
@@ -87,8 +94,7 @@ cuzk_err_t cuzk_cs_error(const cuzk_cs_t *cs, char *errstr, size_t errstr_size);
 /* RECORD | WITNESS: checks every constraint recorded so far against the values. CUZK_OK, or
  * CUZK_ERR_UNSATISFIED with *bad_row and a message naming the first failing constraint (and
  * its label under CUZK_CS_ANNOTATE); CUZK_ERR_INVALID_ARG in other modes. */
-cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr,
-                         size_t errstr_size);
+cuzk_err_t cuzk_cs_check(const cuzk_cs_t *cs, uint64_t *bad_row, char *errstr, size_t errstr_size);
 
 /* RECORD: moves the recorded matrices into a new cuzk_r1cs_t (caller frees) with columns
  * remapped to inputs-then-aux and densities computed. The builder keeps its counts and values
@@ -99,8 +105,9 @@ cuzk_err_t cuzk_cs_finish(cuzk_cs_t *cs, cuzk_r1cs_t **out, char *errstr, size_t
 /* WITNESS: the value vectors (borrowed; valid until the next allocation or cuzk_cs_free). */
 const cuzk_fr_t *cuzk_cs_inputs(const cuzk_cs_t *cs, uint64_t *n);
 const cuzk_fr_t *cuzk_cs_aux(const cuzk_cs_t *cs, uint64_t *n);
-/* WITNESS: hands the value vectors to the caller (free() them); the builder's copies become
- * empty. */
+/* WITNESS: hands the value vectors to the caller (free() them, except an aux buffer the
+ * caller supplied with cuzk_cs_set_aux_buffer); the builder's copies become empty and the
+ * builder must not allocate any more. */
 cuzk_err_t cuzk_cs_take_witness(cuzk_cs_t *cs, cuzk_fr_t **inputs, uint64_t *n_inputs,
                                 cuzk_fr_t **aux, uint64_t *n_aux);
 

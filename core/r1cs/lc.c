@@ -76,9 +76,15 @@ void cuzk_lc_add_i64(cuzk_lc_t *lc, int64_t coeff, cuzk_var_t var) {
 
 void cuzk_lc_term_coeff(cuzk_fr_t *out, const cuzk_lc_term_t *t) {
   switch ((cuzk_lc_coeff_kind_t)t->kind) {
-  case CUZK_LC_COEFF_ONE: *out = CUZK_FR_ONE; break;
-  case CUZK_LC_COEFF_NEG_ONE: cuzk_fr_neg(out, &CUZK_FR_ONE); break;
-  default: *out = t->c; break;
+    case CUZK_LC_COEFF_ONE:
+      *out = CUZK_FR_ONE;
+      break;
+    case CUZK_LC_COEFF_NEG_ONE:
+      cuzk_fr_neg(out, &CUZK_FR_ONE);
+      break;
+    default:
+      *out = t->c;
+      break;
   }
 }
 
@@ -110,9 +116,15 @@ void cuzk_lc_sub_lc(cuzk_lc_t *lc, const cuzk_lc_t *other) {
   for (uint32_t i = 0; i < other->n; i++) {
     d[i] = t[i];
     switch ((cuzk_lc_coeff_kind_t)t[i].kind) {
-    case CUZK_LC_COEFF_ONE: d[i].kind = CUZK_LC_COEFF_NEG_ONE; break;
-    case CUZK_LC_COEFF_NEG_ONE: d[i].kind = CUZK_LC_COEFF_ONE; break;
-    default: cuzk_fr_neg(&d[i].c, &t[i].c); break;
+      case CUZK_LC_COEFF_ONE:
+        d[i].kind = CUZK_LC_COEFF_NEG_ONE;
+        break;
+      case CUZK_LC_COEFF_NEG_ONE:
+        d[i].kind = CUZK_LC_COEFF_ONE;
+        break;
+      default:
+        cuzk_fr_neg(&d[i].c, &t[i].c);
+        break;
     }
   }
   lc->n += other->n;

@@ -29,10 +29,18 @@ typedef struct {
 #define CUZK_VAR_MAX_INDEX 0x7fffffffu
 #define CUZK_VAR_ONE ((cuzk_var_t){0})
 
-static inline bool cuzk_var_is_aux(cuzk_var_t x) { return (x.v & CUZK_VAR_AUX_BIT) != 0; }
-static inline uint32_t cuzk_var_index(cuzk_var_t x) { return x.v & CUZK_VAR_MAX_INDEX; }
-static inline cuzk_var_t cuzk_var_input(uint32_t i) { return (cuzk_var_t){i}; }
-static inline cuzk_var_t cuzk_var_aux(uint32_t j) { return (cuzk_var_t){j | CUZK_VAR_AUX_BIT}; }
+static inline bool cuzk_var_is_aux(cuzk_var_t x) {
+  return (x.v & CUZK_VAR_AUX_BIT) != 0;
+}
+static inline uint32_t cuzk_var_index(cuzk_var_t x) {
+  return x.v & CUZK_VAR_MAX_INDEX;
+}
+static inline cuzk_var_t cuzk_var_input(uint32_t i) {
+  return (cuzk_var_t){i};
+}
+static inline cuzk_var_t cuzk_var_aux(uint32_t j) {
+  return (cuzk_var_t){j | CUZK_VAR_AUX_BIT};
+}
 
 typedef enum {
   CUZK_LC_COEFF_ONE = 0, /* coefficient +1 */
@@ -49,11 +57,11 @@ typedef struct {
 #define CUZK_LC_INLINE 6
 
 typedef struct {
-  uint32_t n;            /* number of terms */
-  uint32_t cap;          /* capacity of `heap` (0 while inline) */
-  cuzk_lc_term_t *heap;  /* NULL while the terms fit in `buf` */
+  uint32_t n;           /* number of terms */
+  uint32_t cap;         /* capacity of `heap` (0 while inline) */
+  cuzk_lc_term_t *heap; /* NULL while the terms fit in `buf` */
   cuzk_lc_term_t buf[CUZK_LC_INLINE];
-  bool oom;              /* a spill allocation failed; the builder reports CUZK_ERR_NOMEM */
+  bool oom; /* a spill allocation failed; the builder reports CUZK_ERR_NOMEM */
 } cuzk_lc_t;
 
 /* The empty LC (value 0). */
@@ -63,7 +71,9 @@ static inline void cuzk_lc_init(cuzk_lc_t *lc) {
   lc->heap = NULL;
   lc->oom = false;
 }
-static inline cuzk_lc_term_t *cuzk_lc_terms(cuzk_lc_t *lc) { return lc->heap ? lc->heap : lc->buf; }
+static inline cuzk_lc_term_t *cuzk_lc_terms(cuzk_lc_t *lc) {
+  return lc->heap ? lc->heap : lc->buf;
+}
 static inline const cuzk_lc_term_t *cuzk_lc_terms_const(const cuzk_lc_t *lc) {
   return lc->heap ? lc->heap : lc->buf;
 }

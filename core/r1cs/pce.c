@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,8 +34,12 @@ typedef struct {
   uint64_t len[7];
 } cuzk__pce_body_t;
 
-static void cuzk__put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static void cuzk__put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void cuzk__put64(uint8_t *p, uint64_t v) {
+  memcpy(p, &v, 8);
+}
+static void cuzk__put32(uint8_t *p, uint32_t v) {
+  memcpy(p, &v, 4);
+}
 static uint64_t cuzk__get64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8);
@@ -61,8 +64,7 @@ static bool cuzk__pce_body_size(const cuzk__pce_counts_t *c, uint64_t *out) {
 }
 
 static void cuzk__pce_segments(cuzk__pce_body_t *b, const cuzk__pce_counts_t *c,
-                               const uint8_t *coeffs, const uint8_t *rp[3],
-                               const uint8_t *ent[3]) {
+                               const uint8_t *coeffs, const uint8_t *rp[3], const uint8_t *ent[3]) {
   b->p[0] = coeffs;
   b->len[0] = c->ncoeffs * 32;
   for (int k = 0; k < 3; k++) {
@@ -181,11 +183,12 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
   size_t pl = strlen(path);
   char *tmp = malloc(pl + 32);
   if (!tmp) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "pce: out of memory");
-  snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+  static unsigned seq; /* distinct temporaries for concurrent saves within one process */
+  snprintf(tmp, pl + 32, "%s.tmp.%ld.%u", path, (long)getpid(),
+           __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: create %s: %s", tmp,
-                    strerror(errno));
+    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: create %s: %s", tmp, strerror(errno));
     free(tmp);
     return err;
   }
@@ -197,8 +200,7 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
   if (ok && rename(tmp, path) != 0) ok = false, saved = errno;
   if (!ok) {
     unlink(tmp);
-    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: write %s: %s", path,
-                    strerror(saved));
+    err = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: write %s: %s", path, strerror(saved));
     free(tmp);
     return err;
   }
@@ -209,7 +211,10 @@ cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
     char *slash = strrchr(dir, '/');
     const char *d = ".";
     if (slash) {
-      if (slash == dir) slash[1] = 0; else *slash = 0;
+      if (slash == dir)
+        slash[1] = 0;
+      else
+        *slash = 0;
       d = dir;
     }
     int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -234,8 +239,7 @@ typedef struct {
 
 static void cuzk__vbad(cuzk__validate_job_t *j, int why, uint64_t at, int k) {
   int zero = 0;
-  if (__atomic_compare_exchange_n(&j->bad, &zero, why, false, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_RELAXED)) {
+  if (__atomic_compare_exchange_n(&j->bad, &zero, why, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
     j->bad_at = at;
     j->bad_mat = k;
   }
@@ -273,38 +277,24 @@ static bool cuzk__fr_canonical(const cuzk_fr_t *x) {
 cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, size_t errstr_size) {
   assert(out && path);
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return cuzk_errf(errno == ENOENT ? CUZK_ERR_NOT_FOUND : CUZK_ERR_IO, errstr, errstr_size,
-                     "pce: open %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: stat %s: %s", path, strerror(e));
-  }
-  uint64_t size = (uint64_t)st.st_size;
-  if (size < CUZK_PCE_HEADER_SIZE) {
-    close(fd);
-    return cuzk_errf(CUZK_ERR_TRUNCATED, errstr, errstr_size,
-                     "pce: %s has %llu bytes, less than a header", path,
-                     (unsigned long long)size);
-  }
-  void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-  int e = errno;
-  close(fd);
-  if (map == MAP_FAILED)
-    return cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "pce: mmap %s: %s", path, strerror(e));
-  const uint8_t *h = map;
-  cuzk_err_t err = CUZK_OK;
+  cuzk_file_map_t fm;
+  cuzk_err_t err = cuzk_file_map(path, &fm, errstr, errstr_size);
+  if (err != CUZK_OK) return err;
+  uint64_t size = fm.len;
   cuzk_r1cs_t *r = NULL;
+  if (size < CUZK_PCE_HEADER_SIZE) {
+    err = cuzk_errf(CUZK_ERR_TRUNCATED, errstr, errstr_size,
+                    "pce: %s has %llu bytes, less than a header", path, (unsigned long long)size);
+    goto fail;
+  }
+  const uint8_t *h = fm.data;
   if (memcmp(h, CUZK__PCE_MAGIC, 8) != 0) {
     err = cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "pce: %s: bad magic", path);
     goto fail;
   }
   if (cuzk__get32(h + 8) != CUZK_PCE_VERSION) {
-    err = cuzk_errf(CUZK_ERR_VERSION, errstr, errstr_size, "pce: %s: version %u, expected %u",
-                    path, cuzk__get32(h + 8), CUZK_PCE_VERSION);
+    err = cuzk_errf(CUZK_ERR_VERSION, errstr, errstr_size, "pce: %s: version %u, expected %u", path,
+                    cuzk__get32(h + 8), CUZK_PCE_VERSION);
     goto fail;
   }
   cuzk__pce_counts_t c = {.m = cuzk__get64(h + 24),
@@ -367,9 +357,8 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
     r->mat[k].entries = (const cuzk_r1cs_entry_t *)ent[k];
     r->mat[k].nnz = c.nnz[k];
   }
-  r->map = map;
-  r->map_len = (size_t)size;
-  map = NULL;
+  r->map = fm;
+  memset(&fm, 0, sizeof fm);
   for (uint64_t i = 0; i < c.ncoeffs; i++)
     if (!cuzk__fr_canonical(&r->coeffs[i])) {
       err = cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size,
@@ -398,7 +387,8 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
   cuzk__par_for(vj.chunks, cuzk__validate_chunk, &vj);
   if (vj.bad) {
     static const char *what[] = {"", "column index out of range", "coefficient index out of range",
-                                 "row pointers not increasing", "columns not increasing within a row"};
+                                 "row pointers not increasing",
+                                 "columns not increasing within a row"};
     err = cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "pce: %s: matrix %c: %s (at %llu)", path,
                     "ABC"[vj.bad_mat], what[vj.bad], (unsigned long long)vj.bad_at);
     goto fail;
@@ -407,7 +397,7 @@ cuzk_err_t cuzk_r1cs_load(cuzk_r1cs_t **out, const char *path, char *errstr, siz
   *out = r;
   return CUZK_OK;
 fail:
-  if (map) munmap(map, (size_t)size);
+  cuzk_file_unmap(&fm);
   cuzk_r1cs_free(r);
   return err;
 }

@@ -3,7 +3,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "core/poly/par.h"
 #include "core/r1cs/r1cs_internal.h"
@@ -14,14 +13,22 @@ void cuzk_r1cs_free(cuzk_r1cs_t *r) {
   for (int k = 0; k < 3; k++) free(r->dens[k]);
   free(r->names);
   free(r->name_off);
-  if (r->map) munmap(r->map, r->map_len);
+  cuzk_file_unmap(&r->map);
   free(r);
 }
 
-uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) { return r->m; }
-uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) { return r->ni; }
-uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) { return r->naux; }
-uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) { return r->m + r->ni; }
+uint64_t cuzk_r1cs_num_constraints(const cuzk_r1cs_t *r) {
+  return r->m;
+}
+uint64_t cuzk_r1cs_num_inputs(const cuzk_r1cs_t *r) {
+  return r->ni;
+}
+uint64_t cuzk_r1cs_num_aux(const cuzk_r1cs_t *r) {
+  return r->naux;
+}
+uint64_t cuzk_r1cs_qap_rows(const cuzk_r1cs_t *r) {
+  return r->m + r->ni;
+}
 
 uint64_t cuzk_r1cs_domain_size(const cuzk_r1cs_t *r) {
   uint64_t rows = r->m + r->ni, n = 1;
@@ -117,16 +124,25 @@ cuzk_err_t cuzk__r1cs_compute_density(cuzk_r1cs_t *r) {
 
 /* ---- evaluation ------------------------------------------------------------------------- */
 
-/* acc += coeff · w, with the ±1 and 0/1-witness shortcuts. */
+static inline bool cuzk__limbs_zero(const cuzk_fr_t *w) {
+  return (w->l[0] | w->l[1] | w->l[2] | w->l[3]) == 0;
+}
+
+static inline bool cuzk__limbs_one(const cuzk_fr_t *w) {
+  return ((w->l[0] ^ CUZK_FR_ONE.l[0]) | (w->l[1] ^ CUZK_FR_ONE.l[1]) |
+          (w->l[2] ^ CUZK_FR_ONE.l[2]) | (w->l[3] ^ CUZK_FR_ONE.l[3])) == 0;
+}
+
+/* acc += coeff · w, with the 0/1-witness and ±1-coefficient shortcuts (elements are fully
+ * reduced, so 0 and 1 have unique limb patterns). */
 static inline void cuzk__mac(cuzk_fr_t *acc, uint32_t ci, const cuzk_fr_t *coeffs,
                              const cuzk_fr_t *w) {
+  if (cuzk__limbs_zero(w)) return;
   if (ci == CUZK_R1CS_COEFF_ONE) {
     cuzk_fr_add(acc, acc, w);
   } else if (ci == CUZK_R1CS_COEFF_NEG_ONE) {
     cuzk_fr_sub(acc, acc, w);
-  } else if (cuzk_fr_is_zero(w)) {
-    /* nothing */
-  } else if (cuzk_fr_is_one(w)) {
+  } else if (cuzk__limbs_one(w)) {
     cuzk_fr_add(acc, acc, &coeffs[ci]);
   } else {
     cuzk_fr_t t;

@@ -124,8 +124,7 @@ cuzk_err_t cuzk_r1cs_spmv(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_
 
 /* Writes `r` to `path` atomically (temporary file in the same directory, fsync, rename,
  * fsync of the directory). CUZK_ERR_IO on failure (the temporary is removed). */
-cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr,
-                          size_t errstr_size);
+cuzk_err_t cuzk_r1cs_save(const cuzk_r1cs_t *r, const char *path, char *errstr, size_t errstr_size);
 
 /* Maps `path` read-only (no copy) and validates it: CUZK_ERR_NOT_FOUND / CUZK_ERR_IO for open
  * failures, CUZK_ERR_TRUNCATED when shorter than its header says, CUZK_ERR_PARSE for a bad

@@ -3,6 +3,7 @@
 #define CUZK_R1CS_R1CS_INTERNAL_H
 
 #include "core/r1cs/r1cs.h"
+#include "core/util/file.h"
 
 struct cuzk_r1cs {
   uint64_t m, ni, naux;
@@ -16,8 +17,7 @@ struct cuzk_r1cs {
   uint64_t *name_off;
   /* storage: heap arrays (owned[]) or one file mapping */
   void *owned[8];
-  void *map;
-  size_t map_len;
+  cuzk_file_map_t map; /* zeroed for heap systems */
 };
 
 /* Allocates the three density bitmaps of r (zeroed). */
@@ -35,6 +35,8 @@ void cuzk__r1cs_row_eval(cuzk_fr_t *out, const cuzk_r1cs_matrix_t *mat, uint64_t
                          const cuzk_fr_t *coeffs, const cuzk_fr_t *inputs, uint64_t ni,
                          const cuzk_fr_t *aux);
 
-static inline uint64_t cuzk__bitmap_words(uint64_t bits) { return (bits + 63) / 64; }
+static inline uint64_t cuzk__bitmap_words(uint64_t bits) {
+  return (bits + 63) / 64;
+}
 
 #endif

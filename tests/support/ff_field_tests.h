@@ -6,6 +6,8 @@
  *   FT_LIMBS, FT_BYTES, FT_BITS (bit length of the modulus), FT_MOD_HEX (modulus in hex)
  *   FT_N_RANDOM   random inputs per cheap operation (add ... sqr, encodings)
  *   FT_N_EXP      random inputs per exponentiation-based operation (inv, pow, sqrt, legendre)
+ *   FT_INV_FERMAT the internal Fermat inversion (a^(m-2))
+ *   FT_ADD_C, FT_SUB_C the internal C add/sub (the public ones may be assembly)
  */
 #ifndef CUZK_TESTS_FF_FIELD_TESTS_H
 #define CUZK_TESTS_FF_FIELD_TESTS_H
@@ -16,8 +18,8 @@
 #include "core/ff/fp.h"
 #include "tests/support/gmp_oracle.h"
 
-static mpz_t ft_m;          /* the modulus */
-static mpz_t ft_R;          /* 2^(64·FT_LIMBS) */
+static mpz_t ft_m; /* the modulus */
+static mpz_t ft_R; /* 2^(64·FT_LIMBS) */
 static cuzk_test_rng_t ft_rng;
 
 static void ft_setup_globals(void) {
@@ -112,6 +114,26 @@ static void ft_check_ninv(uint64_t ninv) {
   mpz_clears(t, x, NULL);
 }
 
+/* The divstep modulus: limbs equal m, mi = m^-1 mod 2^62, enough batches for the
+ * Bernstein–Yang bound floor((49·d + 57)/17) with d = bits of m. */
+static void ft_check_safegcd_constants(const cuzk__sg_mod_t *sg) {
+  mpz_t x, t;
+  mpz_inits(x, t, NULL);
+  for (int i = sg->limbs - 1; i >= 0; i--) {
+    assert_true(sg->m[i] >= 0 && (uint64_t)sg->m[i] < ((uint64_t)1 << 62));
+    mpz_mul_2exp(x, x, 62);
+    mpz_add_ui(x, x, (unsigned long)sg->m[i]);
+  }
+  assert_int_equal(mpz_cmp(x, ft_m), 0);
+  mpz_set_ui(t, 0);
+  mpz_setbit(t, 62);
+  mpz_invert(x, ft_m, t);
+  assert_true(mpz_get_ui(x) == sg->mi);
+  assert_true(62 * sg->limbs >= FT_BITS + 2);
+  assert_true(62 * sg->batches >= (49 * FT_BITS + 57) / 17);
+  mpz_clears(x, t, NULL);
+}
+
 static void test_arith(void **state) {
   (void)state;
   mpz_t a, b, e;
@@ -134,10 +156,21 @@ static void test_arith(void **state) {
     mpz_mod(e, e, ft_m);
     ft_assert_eq_mpz(&z, e, "add");
 
+    FT_ADD_C(&z, &x, &y);
+    ft_assert_eq_mpz(&z, e, "add (C)");
+    z = x;
+    FT_(add)(&z, &z, &y);
+    ft_assert_eq_mpz(&z, e, "add aliased");
+
     FT_(sub)(&z, &x, &y);
     mpz_sub(e, a, b);
     mpz_mod(e, e, ft_m);
     ft_assert_eq_mpz(&z, e, "sub");
+    FT_SUB_C(&z, &x, &y);
+    ft_assert_eq_mpz(&z, e, "sub (C)");
+    z = y;
+    FT_(sub)(&z, &x, &z);
+    ft_assert_eq_mpz(&z, e, "sub aliased");
 
     FT_(neg)(&z, &x);
     mpz_neg(e, a);
@@ -215,6 +248,10 @@ static void test_inv(void **state) {
     ft_assert_eq_mpz(&z, e, "inv");
     FT_(inv_vartime)(&z, &x);
     ft_assert_eq_mpz(&z, e, "inv_vartime");
+    if (i % 8 == 0) {
+      FT_INV_FERMAT(&z, &x);
+      ft_assert_eq_mpz(&z, e, "inv_fermat");
+    }
     z = x;
     FT_(inv)(&z, &z);
     ft_assert_eq_mpz(&z, e, "inv aliased");
@@ -305,9 +342,9 @@ static void test_noncanonical(void **state) {
   mpz_t v[8];
   int n = 0;
   for (int i = 0; i < 8; i++) mpz_init(v[i]);
-  mpz_set(v[n++], ft_m);         /* m */
-  mpz_add_ui(v[n++], ft_m, 1);   /* m + 1 */
-  mpz_setbit(v[n], FT_BITS);     /* 2^bits - 1 */
+  mpz_set(v[n++], ft_m);       /* m */
+  mpz_add_ui(v[n++], ft_m, 1); /* m + 1 */
+  mpz_setbit(v[n], FT_BITS);   /* 2^bits - 1 */
   mpz_sub_ui(v[n], v[n], 1);
   n++;
   mpz_setbit(v[n], 8 * FT_BYTES); /* all ones */

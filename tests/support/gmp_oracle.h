@@ -13,7 +13,8 @@
 
 /* BLS12-381 moduli, typed in from DESIGN §5 (not taken from core/ff). */
 #define CUZK_ORACLE_P_HEX                                                                          \
-  "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab"
+  "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaa" \
+  "ab"
 #define CUZK_ORACLE_R_HEX "73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"
 
 static inline void gmpo_from_limbs(mpz_t out, const uint64_t *l, size_t n) {
@@ -29,7 +30,9 @@ static inline void gmpo_to_limbs(uint64_t *l, size_t n, const mpz_t x) {
   assert_true(count <= n);
 }
 
-static inline void gmpo_from_le_bytes(mpz_t out, const uint8_t *b, size_t n) { mpz_import(out, n, -1, 1, 0, 0, b); }
+static inline void gmpo_from_le_bytes(mpz_t out, const uint8_t *b, size_t n) {
+  mpz_import(out, n, -1, 1, 0, 0, b);
+}
 
 static inline void gmpo_to_le_bytes(uint8_t *b, size_t n, const mpz_t x) {
   memset(b, 0, n);
@@ -62,17 +65,18 @@ static inline void gmpo_random_mod(mpz_t out, cuzk_test_rng_t *rng, const mpz_t 
 }
 
 /* Edge values below m: 0, 1, 2, m-1, m-2, 2^k, 2^k ± 1, m - 2^k for every k with 2^k < m,
- * and (m-1)/2, (m+1)/2. Fills up to cap entries (mpz_init'ed by the caller) and returns the count. */
+ * and (m-1)/2, (m+1)/2. Fills up to cap entries (mpz_init'ed by the caller) and returns the count.
+ */
 static inline size_t gmpo_edge_values(mpz_t *v, size_t cap, const mpz_t m) {
   size_t n = 0;
   unsigned bits = (unsigned)mpz_sizeinbase(m, 2);
-#define GMPO_PUSH(expr)                                                                            \
-  do {                                                                                             \
-    if (n < cap) {                                                                                 \
-      expr;                                                                                        \
-      mpz_mod(v[n], v[n], m);                                                                      \
-      n++;                                                                                         \
-    }                                                                                              \
+#define GMPO_PUSH(expr)       \
+  do {                        \
+    if (n < cap) {            \
+      expr;                   \
+      mpz_mod(v[n], v[n], m); \
+      n++;                    \
+    }                         \
   } while (0)
   GMPO_PUSH(mpz_set_ui(v[n], 0));
   GMPO_PUSH(mpz_set_ui(v[n], 1));

@@ -20,14 +20,28 @@ typedef struct {
   tm2_t g[6]; /* sum g[i]·w^i, w^6 = xi */
 } tm12_t;
 
-static inline void tm_init_p(void) { mpz_init_set_str(tm_p, CUZK_ORACLE_P_HEX, 16); }
+static inline void tm_init_p(void) {
+  mpz_init_set_str(tm_p, CUZK_ORACLE_P_HEX, 16);
+}
 
-static inline void tm2_init(tm2_t *a) { mpz_inits(a->c[0], a->c[1], NULL); }
-static inline void tm2_clear(tm2_t *a) { mpz_clears(a->c[0], a->c[1], NULL); }
-static inline void tm6_init(tm6_t *a) { for (int i = 0; i < 3; i++) tm2_init(&a->c[i]); }
-static inline void tm6_clear(tm6_t *a) { for (int i = 0; i < 3; i++) tm2_clear(&a->c[i]); }
-static inline void tm12_init(tm12_t *a) { for (int i = 0; i < 6; i++) tm2_init(&a->g[i]); }
-static inline void tm12_clear(tm12_t *a) { for (int i = 0; i < 6; i++) tm2_clear(&a->g[i]); }
+static inline void tm2_init(tm2_t *a) {
+  mpz_inits(a->c[0], a->c[1], NULL);
+}
+static inline void tm2_clear(tm2_t *a) {
+  mpz_clears(a->c[0], a->c[1], NULL);
+}
+static inline void tm6_init(tm6_t *a) {
+  for (int i = 0; i < 3; i++) tm2_init(&a->c[i]);
+}
+static inline void tm6_clear(tm6_t *a) {
+  for (int i = 0; i < 3; i++) tm2_clear(&a->c[i]);
+}
+static inline void tm12_init(tm12_t *a) {
+  for (int i = 0; i < 6; i++) tm2_init(&a->g[i]);
+}
+static inline void tm12_clear(tm12_t *a) {
+  for (int i = 0; i < 6; i++) tm2_clear(&a->g[i]);
+}
 
 static inline void tm2_set(tm2_t *o, const tm2_t *a) {
   mpz_set(o->c[0], a->c[0]);
@@ -120,8 +134,12 @@ static inline void tm_polymul(tm2_t *o, const tm2_t *a, const tm2_t *b, int n) {
   tm2_clear(&t);
 }
 
-static inline void tm6_mul(tm6_t *o, const tm6_t *a, const tm6_t *b) { tm_polymul(o->c, a->c, b->c, 3); }
-static inline void tm12_mul(tm12_t *o, const tm12_t *a, const tm12_t *b) { tm_polymul(o->g, a->g, b->g, 6); }
+static inline void tm6_mul(tm6_t *o, const tm6_t *a, const tm6_t *b) {
+  tm_polymul(o->c, a->c, b->c, 3);
+}
+static inline void tm12_mul(tm12_t *o, const tm12_t *a, const tm12_t *b) {
+  tm_polymul(o->g, a->g, b->g, 6);
+}
 
 static inline void tm6_set_one(tm6_t *o) {
   for (int i = 0; i < 3; i++) tm2_set_ui(&o->c[i], i == 0, 0);

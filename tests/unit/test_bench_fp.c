@@ -25,8 +25,9 @@ static void test_bench_fp_json(void **state) {
   assert_non_null(nl);
   assert_int_equal(nl[-1], '}');
   assert_int_equal(nl[1], '\0');
-  static const char *keys[] = {"fp_mul_ns", "fp_sqr_ns", "fp_inv_ns", "fr_mul_ns",  "g1_add_ns",
-                               "g1_madd_ns", "g1_dbl_ns", "g2_add_ns", "pairing_ns", "g1_msm_2_16_ms"};
+  static const char *keys[] = {"fp_mul_ns",  "fp_sqr_ns",     "fp_inv_ns", "fr_mul_ns",
+                               "g1_add_ns",  "g1_madd_ns",    "g1_dbl_ns", "g2_add_ns",
+                               "pairing_ns", "g1_msm_2_16_ms"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\":", keys[i]);

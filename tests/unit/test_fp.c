@@ -19,11 +19,15 @@
 #define cuzk_fp_MODULUS CUZK_FP_MODULUS
 #define cuzk_fp_ONE CUZK_FP_ONE
 #define cuzk_fp_ZERO CUZK_FP_ZERO
+#define FT_INV_FERMAT cuzk__fp_inv_fermat
+#define FT_ADD_C cuzk__fp_add_c
+#define FT_SUB_C cuzk__fp_sub_c
 #include "tests/support/ff_field_tests.h"
 
 static void test_constants(void **state) {
   (void)state;
   ft_check_constants();
+  ft_check_safegcd_constants(&cuzk__fp_sg);
   ft_check_ninv(CUZK__FP_NINV);
   mpz_t x;
   mpz_init(x);

@@ -4,6 +4,9 @@
  * f^((p^6 - 1)(p^2 + 1)), pow, conj and the byte order. */
 #include "tests/support/testlib.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "core/ff/ff_internal.h"
 #include "core/ff/fp12.h"
 #include "tests/support/tower_model.h"
@@ -290,7 +293,8 @@ static void test_fp12_pow_bytes(void **state) {
     cuzk_fp12_to_bytes(got, &x);
     static const int w_index[6] = {0, 2, 4, 1, 3, 5}; /* tower slot -> power of w */
     for (int s = 0; s < 6; s++)
-      for (int c = 0; c < 2; c++) gmpo_to_be_bytes(want + (s * 2 + c) * 48, 48, a.g[w_index[s]].c[c]);
+      for (int c = 0; c < 2; c++)
+        gmpo_to_be_bytes(want + (s * 2 + c) * 48, 48, a.g[w_index[s]].c[c]);
     assert_memory_equal(got, want, 576);
   }
   cuzk_fp12_t r1, r2;
@@ -299,6 +303,83 @@ static void test_fp12_pow_bytes(void **state) {
   assert_false(cuzk_fp12_eq(&r1, &r2));
   mpz_clear(k);
   tm12_clear(&a), tm12_clear(&e);
+}
+
+static void hex_of(char *out, const uint8_t *b, size_t n) {
+  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+/* Cross-check with @noble/curves (an independent implementation with the same tower and byte
+ * order): mul, sqr, inv, Frobenius 1..3, mul014 and cyclotomic squaring. SKIP without node. */
+static void test_noble(void **state) {
+  (void)state;
+  const char *dir = cuzk_test_oracles_dir();
+  if (!dir) {
+    fprintf(stderr, "SKIP: tests/oracles/node_modules missing, noble cross-check not run\n");
+    skip();
+  }
+  tm12_t m;
+  tm12_init(&m);
+  cuzk_fp12_t x, y, c, r[8];
+  random_fp12(&x, &m);
+  random_fp12(&y, &m);
+  /* a cyclotomic element: c = x^((p^6 - 1)(p^2 + 1)) */
+  cuzk_fp12_t t;
+  cuzk_fp12_inv(&t, &x);
+  cuzk_fp12_conj(&c, &x);
+  cuzk_fp12_mul(&c, &c, &t);
+  cuzk_fp12_frobenius(&t, &c, 2);
+  cuzk_fp12_mul(&c, &c, &t);
+  cuzk_fp12_mul(&r[0], &x, &y);
+  cuzk_fp12_sqr(&r[1], &x);
+  cuzk_fp12_inv(&r[2], &x);
+  cuzk_fp12_frobenius(&r[3], &x, 1);
+  cuzk_fp12_frobenius(&r[4], &x, 2);
+  cuzk_fp12_frobenius(&r[5], &x, 3);
+  cuzk_fp12_mul_by_014(&r[6], &x, &y.c0.c0, &y.c0.c1, &y.c1.c1);
+  cuzk_fp12_cyclotomic_sqr(&r[7], &c);
+
+  static char script[16384];
+  char hx[1153], hy[1153], hc[1153];
+  uint8_t b[576];
+  cuzk_fp12_to_bytes(b, &x);
+  hex_of(hx, b, 576);
+  cuzk_fp12_to_bytes(b, &y);
+  hex_of(hy, b, 576);
+  cuzk_fp12_to_bytes(b, &c);
+  hex_of(hc, b, 576);
+  snprintf(
+      script, sizeof script,
+      "import { bls12_381 } from '@noble/curves/bls12-381';\n"
+      "const F = bls12_381.fields.Fp12, F2 = bls12_381.fields.Fp2;\n"
+      "const h = (s) => F.fromBytes(Uint8Array.from(Buffer.from(s, 'hex')));\n"
+      "const x = h('%s'), y = h('%s'), c = h('%s');\n"
+      "const o = [F.mul(x, y), F.sqr(x), F.inv(x), F.frobeniusMap(x, 1), F.frobeniusMap(x, 2),\n"
+      "  F.frobeniusMap(x, 3), F.mul014(x, y.c0.c0, y.c0.c1, y.c1.c1), F._cyclotomicSquare(c)];\n"
+      "for (const e of o) console.log(Buffer.from(F.toBytes(e)).toString('hex'));\n",
+      hx, hy, hc);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "cd '%s' && node --input-type=module", dir);
+  int st = -1;
+  char *out = cuzk_test_run_cmd(cmd, script, &st);
+  assert_non_null(out);
+  assert_int_equal(st, 0);
+  static const char *names[8] = {"mul",   "sqr",   "inv",    "frob1",
+                                 "frob2", "frob3", "mul014", "cyclotomic_sqr"};
+  char *line = out;
+  for (int i = 0; i < 8; i++) {
+    char want[1153];
+    cuzk_fp12_to_bytes(b, &r[i]);
+    hex_of(want, b, 576);
+    assert_true(strlen(line) >= 1152);
+    if (strncmp(line, want, 1152) != 0) {
+      fprintf(stderr, "noble disagrees on %s\n", names[i]);
+      fail();
+    }
+    line += 1153;
+  }
+  free(out);
+  tm12_clear(&m);
 }
 
 int main(void) {
@@ -312,6 +393,7 @@ int main(void) {
       cmocka_unit_test(test_fp12_frobenius),
       cmocka_unit_test(test_cyclotomic),
       cmocka_unit_test(test_fp12_pow_bytes),
+      cmocka_unit_test(test_noble),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,8 @@ static void assert_fp2_model(const cuzk_fp2_t *got, const tm2_t *want, const cha
   tm2_init(&g);
   tm2_in(&g, got);
   if (!tm2_eq(&g, want)) {
-    gmp_fprintf(stderr, "%s mismatch: got (%Zx, %Zx) expected (%Zx, %Zx)\n", what, g.c[0], g.c[1], want->c[0],
-                want->c[1]);
+    gmp_fprintf(stderr, "%s mismatch: got (%Zx, %Zx) expected (%Zx, %Zx)\n", what, g.c[0], g.c[1],
+                want->c[0], want->c[1]);
     fail();
   }
   tm2_clear(&g);
@@ -23,11 +23,20 @@ static void assert_fp2_model(const cuzk_fp2_t *got, const tm2_t *want, const cha
 static void random_tm2(tm2_t *a, int i) {
   tm2_random(a, &rng);
   switch (i & 15) {
-  case 1: mpz_set_ui(a->c[1], 0); break;
-  case 3: mpz_set_ui(a->c[0], 0); break;
-  case 5: mpz_sub_ui(a->c[0], tm_p, 1); break;
-  case 7: mpz_sub_ui(a->c[1], tm_p, 1); break;
-  default: break;
+    case 1:
+      mpz_set_ui(a->c[1], 0);
+      break;
+    case 3:
+      mpz_set_ui(a->c[0], 0);
+      break;
+    case 5:
+      mpz_sub_ui(a->c[0], tm_p, 1);
+      break;
+    case 7:
+      mpz_sub_ui(a->c[1], tm_p, 1);
+      break;
+    default:
+      break;
   }
 }
 
@@ -205,8 +214,9 @@ int main(void) {
   tm_init_p();
   cuzk_test_rng_init(&rng, cuzk_test_seed());
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_arith),     cmocka_unit_test(test_frobenius_pow), cmocka_unit_test(test_sqrt),
-      cmocka_unit_test(test_lexi_largest), cmocka_unit_test(test_random),
+      cmocka_unit_test(test_arith),  cmocka_unit_test(test_frobenius_pow),
+      cmocka_unit_test(test_sqrt),   cmocka_unit_test(test_lexi_largest),
+      cmocka_unit_test(test_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,11 +18,15 @@
 #define cuzk_fr_MODULUS CUZK_FR_MODULUS
 #define cuzk_fr_ONE CUZK_FR_ONE
 #define cuzk_fr_ZERO CUZK_FR_ZERO
+#define FT_INV_FERMAT cuzk__fr_inv_fermat
+#define FT_ADD_C cuzk__fr_add_c
+#define FT_SUB_C cuzk__fr_sub_c
 #include "tests/support/ff_field_tests.h"
 
 static void test_constants(void **state) {
   (void)state;
   ft_check_constants();
+  ft_check_safegcd_constants(&cuzk__fr_sg);
   ft_check_ninv(CUZK__FR_NINV);
   mpz_t x, t, g;
   mpz_inits(x, t, g, NULL);
@@ -59,7 +63,7 @@ static void test_constants(void **state) {
 /* 7 generates the whole multiplicative group: 7^((r-1)/q) != 1 for each prime q | r - 1. */
 static void test_generator_order(void **state) {
   (void)state;
-  static const unsigned long small[] = {2,      3,       11,      19,       10177,    125527,
+  static const unsigned long small[] = {2,      3,      11,      19,      10177,    125527,
                                         859267, 906349, 2508409, 2529403, 52437899, 254760293};
   mpz_t rm1, rest, e, x;
   mpz_inits(rm1, rest, e, x, NULL);
@@ -142,8 +146,9 @@ int main(void) {
   ft_setup_globals();
   ft_init_edges();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_constants), FT_COMMON_TESTS, cmocka_unit_test(test_generator_order),
-      cmocka_unit_test(test_roots_of_unity), cmocka_unit_test(test_from_le_wide),
+      cmocka_unit_test(test_constants),       FT_COMMON_TESTS,
+      cmocka_unit_test(test_generator_order), cmocka_unit_test(test_roots_of_unity),
+      cmocka_unit_test(test_from_le_wide),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

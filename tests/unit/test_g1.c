@@ -21,16 +21,18 @@ static cuzk_fp_t FT_CURVE_B;
 
 /* #E(Fp)/3 = h·r/3 with h = 0x396c8c005555e1568c00aaab0000aaab (divisible by 3). */
 #define COFACTOR_TIMES_R_OVER_3
-static const uint64_t cofactor_r_3[6] = {0xd955555555558e39ULL, 0x0a395554e5c6aaaaULL, 0xcd104635a790520cULL,
-                                         0xcc27c3d6fbd7063fULL, 0x190937e76bc3e447ULL, 0x08ab05f8bdd54cdeULL};
+static const uint64_t cofactor_r_3[6] = {0xd955555555558e39ULL, 0x0a395554e5c6aaaaULL,
+                                         0xcd104635a790520cULL, 0xcc27c3d6fbd7063fULL,
+                                         0x190937e76bc3e447ULL, 0x08ab05f8bdd54cdeULL};
 
 #include "tests/unit/test_ec_curve.inc"
 
 /* The compressed generator is the published constant. */
 static void test_generator_bytes(void **state) {
   (void)state;
-  static const char want[] = "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff"
-                             "97a1aeffb3af00adb22c6bb";
+  static const char want[] =
+      "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff"
+      "97a1aeffb3af00adb22c6bb";
   cuzk_g1_affine_t g;
   uint8_t c[48];
   char h[97];

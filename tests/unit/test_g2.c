@@ -18,6 +18,9 @@
 /* x = i + u */
 #define FT_SET_X(out, i) (cuzk_fp_from_u64(&(out)->c0, (i)), (out)->c1 = CUZK_FP_ONE)
 
+/* noble is slow in G2: fewer random cases per oracle call */
+#define NRAND 8
+
 static cuzk_fp2_t FT_CURVE_B;
 
 #include "tests/unit/test_ec_curve.inc"
@@ -25,8 +28,10 @@ static cuzk_fp2_t FT_CURVE_B;
 static void test_generator_bytes(void **state) {
   (void)state;
   static const char want[] =
-      "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
-      "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8";
+      "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d04"
+      "2b7e"
+      "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121"
+      "bdb8";
   cuzk_g2_affine_t g;
   uint8_t c[96];
   char h[193];

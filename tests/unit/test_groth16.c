@@ -109,8 +109,9 @@ static void test_silly_bellperson_vector(void **state) {
   cuzk_fr_from_u64(&c.aux[0], 4);
   cuzk_groth16_proof_t pf;
   char err[256];
-  assert_int_equal(cuzk_groth16_prove(&pf, p, c.r, c.in, c.n_in, c.aux, c.n_aux, NULL, NULL, err, sizeof err),
-                   CUZK_ERR_UNSATISFIED);
+  assert_int_equal(
+      cuzk_groth16_prove(&pf, p, c.r, c.in, c.n_in, c.aux, c.n_aux, NULL, NULL, err, sizeof err),
+      CUZK_ERR_UNSATISFIED);
   cuzk_groth16_pvk_free(pvk);
   cuzk_groth16_params_free(p);
   circ_free(&c);
@@ -192,14 +193,34 @@ static void test_split_and_fixed_rs(void **state) {
   cuzk_groth16_msm_t msm;
   cuzk_groth16_timings_t tm = {0};
   char err[256];
-  assert_int_equal(cuzk_groth16_prove_start(&msm, p, c.r, c.in, c.n_in, c.aux, c.n_aux, &tm, err, sizeof err),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_groth16_prove_start(&msm, p, c.r, c.in, c.n_in, c.aux, c.n_aux, &tm, err, sizeof err),
+      CUZK_OK);
   cuzk_groth16_prove_finish(&p2, &p->vk, &msm, &rs[0], &rs[1], &tm);
   uint8_t e1[192], e2[192], e3[192];
   cuzk_groth16_proof_encode(e1, &p1);
   cuzk_groth16_proof_encode(e2, &p2);
   assert_memory_equal(e1, e2, 192);
   assert_true(tm.total_us >= tm.msm_h_us);
+  /* the engine path: SpMV into caller buffers, then prove_start_abc */
+  {
+    uint64_t n = cuzk_r1cs_domain_size(c.r);
+    cuzk_fr_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *cc = malloc(n * sizeof *cc);
+    assert_int_equal(cuzk_r1cs_spmv(c.r, c.in, c.n_in, c.aux, c.n_aux, a, b, cc, n), CUZK_OK);
+    cuzk_groth16_msm_t m2;
+    assert_int_equal(cuzk_groth16_prove_start_abc(&m2, p, c.r, c.in, c.n_in, c.aux, c.n_aux, a, b,
+                                                  cc, n, NULL, err, sizeof err),
+                     CUZK_OK);
+    assert_int_equal(cuzk_groth16_prove_start_abc(&m2, p, c.r, c.in, c.n_in, c.aux, c.n_aux, a, b,
+                                                  cc, n / 2, NULL, err, sizeof err),
+                     CUZK_ERR_INVALID_ARG);
+    cuzk_groth16_proof_t p4;
+    cuzk_groth16_prove_finish(&p4, &p->vk, &m2, &rs[0], &rs[1], NULL);
+    uint8_t e4[192];
+    cuzk_groth16_proof_encode(e4, &p4);
+    assert_memory_equal(e1, e4, 192);
+    free(a), free(b), free(cc);
+  }
   /* different r, s: different bytes, still valid */
   prove_ok(&p3, p, &c, NULL);
   cuzk_groth16_proof_encode(e3, &p3);
@@ -226,11 +247,13 @@ static void test_split_and_fixed_rs(void **state) {
   assert_int_equal(cuzk_groth16_verify_batch(pvk, v, 3, pubs, 1), CUZK_ERR_INVALID_ARG);
 
   /* wrong witness lengths, params from another circuit */
-  assert_int_equal(cuzk_groth16_prove_start(&msm, p, c.r, c.in, c.n_in - 1, c.aux, c.n_aux, NULL, err, sizeof err),
+  assert_int_equal(cuzk_groth16_prove_start(&msm, p, c.r, c.in, c.n_in - 1, c.aux, c.n_aux, NULL,
+                                            err, sizeof err),
                    CUZK_ERR_INVALID_ARG);
   circ_t o = synthetic(9, 3, seed + 1);
-  assert_int_equal(cuzk_groth16_prove_start(&msm, p, o.r, o.in, o.n_in, o.aux, o.n_aux, NULL, err, sizeof err),
-                   CUZK_ERR_BAD_PARAMS);
+  assert_int_equal(
+      cuzk_groth16_prove_start(&msm, p, o.r, o.in, o.n_in, o.aux, o.n_aux, NULL, err, sizeof err),
+      CUZK_ERR_BAD_PARAMS);
   circ_free(&o);
   cuzk_groth16_pvk_free(pvk);
   cuzk_groth16_params_free(p);
@@ -280,7 +303,8 @@ static void test_formats_and_files(void **state) {
   assert_int_equal(cuzk_groth16_params_save(q, path, err, sizeof err), CUZK_OK);
   assert_int_equal(access(side, F_OK), -1);
   cuzk_groth16_params_free(q);
-  assert_int_equal(cuzk_groth16_params_load(&q, path, CUZK_GROTH16_TRUSTED, err, sizeof err), CUZK_OK);
+  assert_int_equal(cuzk_groth16_params_load(&q, path, CUZK_GROTH16_TRUSTED, err, sizeof err),
+                   CUZK_OK);
   assert_false(q->insecure);
   assert_int_equal(cuzk_groth16_params_check_secure(q, false), CUZK_OK);
   cuzk_groth16_params_free(q);
@@ -300,7 +324,8 @@ static void test_formats_and_files(void **state) {
   /* parameters.json digest vs Python's hashlib.blake2b (64-byte digest, first 32 hex digits) */
   char cmd[600], digest[33];
   snprintf(cmd, sizeof cmd,
-           "python3 -c \"import hashlib,sys; print(hashlib.blake2b(open(sys.argv[1],'rb').read()).hexdigest()[:32])\" '%s'",
+           "python3 -c \"import hashlib,sys; "
+           "print(hashlib.blake2b(open(sys.argv[1],'rb').read()).hexdigest()[:32])\" '%s'",
            path);
   int status = -1;
   char *py = cuzk_test_run_cmd(cmd, "", &status);
@@ -312,7 +337,8 @@ static void test_formats_and_files(void **state) {
   snprintf(json, sizeof json, "%s/parameters.json", dir);
   snprintf(text, sizeof text,
            "{\n  \"other.params\": {\"cid\": \"Qm\", \"digest\": \"00\", \"sector_size\": 2048},\n"
-           "  \"t.params\": {\n    \"cid\": \"QmX\",\n    \"digest\": \"%s\",\n    \"sector_size\": 2048\n  }\n}\n",
+           "  \"t.params\": {\n    \"cid\": \"QmX\",\n    \"digest\": \"%s\",\n    "
+           "\"sector_size\": 2048\n  }\n}\n",
            digest);
   FILE *f = fopen(json, "w");
   fputs(text, f);
@@ -367,27 +393,110 @@ static void test_decimal_vs_gmp(void **state) {
   }
   mpz_clear(z);
   cuzk_fr_t x;
-  assert_int_equal(cuzk_groth16_public_from_decimal(
-                       &x, "52435875175126190479447740508185965837690552500527637822603658699938581184513"),
-                   CUZK_ERR_NON_CANONICAL); /* r */
-  assert_int_equal(cuzk_groth16_public_from_decimal(
-                       &x, "52435875175126190479447740508185965837690552500527637822603658699938581184512"),
-                   CUZK_OK); /* r - 1 */
+  assert_int_equal(
+      cuzk_groth16_public_from_decimal(
+          &x, "52435875175126190479447740508185965837690552500527637822603658699938581184513"),
+      CUZK_ERR_NON_CANONICAL); /* r */
+  assert_int_equal(
+      cuzk_groth16_public_from_decimal(
+          &x, "52435875175126190479447740508185965837690552500527637822603658699938581184512"),
+      CUZK_OK); /* r - 1 */
   assert_int_equal(cuzk_groth16_public_from_decimal(&x, ""), CUZK_ERR_PARSE);
   assert_int_equal(cuzk_groth16_public_from_decimal(&x, "12a"), CUZK_ERR_PARSE);
   assert_int_equal(cuzk_groth16_public_from_decimal(&x, "-1"), CUZK_ERR_PARSE);
-  assert_int_equal(cuzk_groth16_public_from_decimal(
-                       &x, "9999999999999999999999999999999999999999999999999999999999999999999999999999999999"),
-                   CUZK_ERR_NON_CANONICAL);
+  assert_int_equal(
+      cuzk_groth16_public_from_decimal(
+          &x, "9999999999999999999999999999999999999999999999999999999999999999999999999999999999"),
+      CUZK_ERR_NON_CANONICAL);
+}
+
+
+static void test_fixed_base_and_toxic(void **state) {
+  (void)state;
+  cuzk_test_rng_t rng;
+  cuzk_test_rng_init(&rng, cuzk_test_seed());
+  enum { N = 300 };
+  cuzk_fr_t *k = malloc(N * sizeof *k);
+  for (int i = 0; i < N; i++) {
+    uint8_t wide[64];
+    cuzk_test_rng_bytes(&rng, wide, 64);
+    cuzk_fr_from_le_wide(&k[i], wide);
+  }
+  k[0] = CUZK_FR_ZERO;
+  k[1] = CUZK_FR_ONE;
+  cuzk_fr_neg(&k[2], &CUZK_FR_ONE);
+  cuzk_fr_from_u64(&k[3], 256);
+  cuzk_g1_affine_t *o1 = malloc(N * sizeof *o1);
+  cuzk_g2_affine_t *o2 = malloc(N * sizeof *o2);
+  cuzk_g1_t g1, x1;
+  cuzk_g2_t g2, x2;
+  cuzk_g1_generator(&g1);
+  cuzk_g2_generator(&g2);
+  cuzk_g1_dbl(&g1, &g1); /* a base other than the generator */
+  assert_int_equal(cuzk_g1_fixed_base_batch(o1, &g1, k, N), CUZK_OK);
+  assert_int_equal(cuzk_g2_fixed_base_batch(o2, &g2, k, N), CUZK_OK);
+  for (int i = 0; i < N; i++) {
+    cuzk_g1_affine_t a1;
+    cuzk_g2_affine_t a2;
+    cuzk_g1_mul_vartime(&x1, &g1, &k[i]);
+    cuzk_g1_to_affine(&a1, &x1);
+    assert_true(cuzk_g1_affine_eq(&a1, &o1[i]));
+    if (i < 60) {
+      cuzk_g2_mul_vartime(&x2, &g2, &k[i]);
+      cuzk_g2_to_affine(&a2, &x2);
+      assert_true(cuzk_g2_affine_eq(&a2, &o2[i]));
+    }
+  }
+  assert_true(cuzk_g1_affine_is_infinity(&o1[0]));
+  free(k), free(o1), free(o2);
+
+  /* the setup against closed forms of the toxic waste, on the toy circuit (m = 1, 2 inputs,
+   * n = 4): vk points, H_j = τ^j (τ^4 - 1)/δ, and A for aux `a` (only in row 0 of A):
+   * u_a(τ) = L_0(τ) = (τ^4 - 1) / (4 (τ - 1)) */
+  circ_t c = silly(2, 9);
+  cuzk_groth16_toxic_t t;
+  cuzk_groth16_toxic_from_seed(&t, 5);
+  cuzk_groth16_params_t *p = setup(&c, 5);
+  cuzk_g1_affine_t a1;
+  cuzk_g1_generator(&g1);
+  cuzk_g2_generator(&g2);
+  cuzk_g1_mul_vartime(&x1, &g1, &t.alpha);
+  cuzk_g1_to_affine(&a1, &x1);
+  assert_true(cuzk_g1_affine_eq(&a1, &p->vk.alpha_g1));
+  cuzk_g2_affine_t a2;
+  cuzk_g2_mul_vartime(&x2, &g2, &t.gamma);
+  cuzk_g2_to_affine(&a2, &x2);
+  assert_true(cuzk_g2_affine_eq(&a2, &p->vk.gamma_g2));
+  cuzk_fr_t z, dinv, h, four, l0, tm1;
+  uint64_t e4 = 4;
+  cuzk_fr_pow(&z, &t.tau, &e4, 1);
+  cuzk_fr_sub(&z, &z, &CUZK_FR_ONE);
+  cuzk_fr_inv(&dinv, &t.delta);
+  cuzk_fr_mul(&h, &z, &dinv);
+  for (int j = 0; j < 3; j++) {
+    cuzk_g1_mul_vartime(&x1, &g1, &h);
+    cuzk_g1_to_affine(&a1, &x1);
+    assert_true(cuzk_g1_affine_eq(&a1, &p->h[j]));
+    cuzk_fr_mul(&h, &h, &t.tau);
+  }
+  cuzk_fr_from_u64(&four, 4);
+  cuzk_fr_sub(&tm1, &t.tau, &CUZK_FR_ONE);
+  cuzk_fr_mul(&tm1, &tm1, &four);
+  cuzk_fr_inv(&tm1, &tm1);
+  cuzk_fr_mul(&l0, &z, &tm1);
+  cuzk_g1_mul_vartime(&x1, &g1, &l0);
+  cuzk_g1_to_affine(&a1, &x1);
+  assert_true(cuzk_g1_affine_eq(&a1, &p->a[2])); /* a = [ONE, c, aux a] */
+  cuzk_groth16_params_free(p);
+  circ_free(&c);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_silly_bellperson_vector),
-      cmocka_unit_test(test_synthetic_prove_verify),
-      cmocka_unit_test(test_split_and_fixed_rs),
-      cmocka_unit_test(test_formats_and_files),
+      cmocka_unit_test(test_silly_bellperson_vector), cmocka_unit_test(test_synthetic_prove_verify),
+      cmocka_unit_test(test_split_and_fixed_rs),      cmocka_unit_test(test_formats_and_files),
       cmocka_unit_test(test_decimal_vs_gmp),
+      cmocka_unit_test(test_fixed_base_and_toxic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,8 @@
 
 #include "tests/unit/test_ec_support.inc"
 
-static const uint64_t R_LIMBS[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
-                                    0x73eda753299d7d48ULL};
+static const uint64_t R_LIMBS[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
+                                    0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
 
 static void g1_of(cuzk_g1_affine_t *out, const cuzk_fr_t *k) {
   cuzk_g1_t g, t;
@@ -44,7 +44,8 @@ static void expect_fp12(const char **line, const cuzk_fp12_t *f, int idx) {
     uint8_t want[48], got[48];
     assert_true(ec_unhex_tok(want, 48, line));
     cuzk_fp_to_be(got, c[i]);
-    if (memcmp(want, got, 48)) fail_msg("pairing case %d: coefficient %d differs from noble", idx, i);
+    if (memcmp(want, got, 48))
+      fail_msg("pairing case %d: coefficient %d differs from noble", idx, i);
   }
 }
 
@@ -152,6 +153,18 @@ static void test_pairing_check(void **state) {
   }
   assert_true(cuzk_pairing_check(P, Q, 4));
   assert_true(cuzk_pairing_check(P, Q, 0));
+  {
+    /* a pair with Q at infinity changes nothing */
+    cuzk_g1_affine_t P5[5];
+    cuzk_g2_affine_t Q5[5];
+    memcpy(P5, P, sizeof P);
+    memcpy(Q5, Q, sizeof Q);
+    cuzk_g1_affine_generator(&P5[4]);
+    cuzk_g2_affine_set_infinity(&Q5[4]);
+    assert_true(cuzk_pairing_check(P5, Q5, 5));
+    cuzk_g2_affine_generator(&Q5[4]);
+    assert_false(cuzk_pairing_check(P5, Q5, 5));
+  }
   cuzk_g2_prepared_t *prep = malloc(4 * sizeof *prep);
   for (int i = 0; i < 4; i++) cuzk_pairing_g2_prepare(&prep[i], &Q[i]);
   assert_true(cuzk_pairing_check_prepared(P, prep, 4));
@@ -183,7 +196,9 @@ static void test_pairing_check(void **state) {
       ec_fr_hex(h[i][0], &as[i]);
       ec_fr_hex(h[i][1], &bsets[k][i]);
     }
-    ec_str_req(&req, "\"op\":\"pairprod\",\"as\":[\"%s\",\"%s\",\"%s\",\"%s\"],\"bs\":[\"%s\",\"%s\",\"%s\",\"%s\"]",
+    ec_str_req(&req,
+               "\"op\":\"pairprod\",\"as\":[\"%s\",\"%s\",\"%s\",\"%s\"],\"bs\":[\"%s\",\"%s\",\"%"
+               "s\",\"%s\"]",
                h[0][0], h[1][0], h[2][0], h[3][0], h[0][1], h[1][1], h[2][1], h[3][1]);
   }
   char *out = ec_oracle(&req);

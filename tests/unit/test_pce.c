@@ -42,7 +42,10 @@ static cuzk_r1cs_t *random_system(cuzk_test_rng_t *g, uint32_t m, cuzk_cs_t **wc
   for (int i = 0; i < 5; i++) rand_fr(g, &coeffs[i]);
   for (uint32_t i = 1; i < ni; i++) rand_fr(g, &v), cuzk_cs_alloc_input(cs, &v);
   for (uint32_t j = 0; j < na; j++) {
-    if (cuzk_test_rng_next(g) & 1) v = CUZK_FR_ONE; else rand_fr(g, &v);
+    if (cuzk_test_rng_next(g) & 1)
+      v = CUZK_FR_ONE;
+    else
+      rand_fr(g, &v);
     cuzk_cs_alloc_aux(cs, &v);
   }
   for (uint32_t row = 0; row < m; row++) {
@@ -110,7 +113,9 @@ static void spec_digest(uint8_t out[32], const uint8_t *file, size_t len) {
   free(buf);
 }
 
-static void rehash(uint8_t *file, size_t len) { spec_digest(file + 88, file, len); }
+static void rehash(uint8_t *file, size_t len) {
+  spec_digest(file + 88, file, len);
+}
 
 static cuzk_err_t load_bytes(const uint8_t *b, size_t len, char *err, size_t errn) {
   char path[300];
@@ -120,10 +125,16 @@ static cuzk_err_t load_bytes(const uint8_t *b, size_t len, char *err, size_t err
   cuzk_err_t e = cuzk_r1cs_load(&r, path, err, errn);
   if (e == CUZK_OK) {
     assert_non_null(r);
-    /* a system that validated must be usable: run a full SpMV on it */
-    uint64_t ni = cuzk_r1cs_num_inputs(r), na = cuzk_r1cs_num_aux(r),
-             n = cuzk_r1cs_domain_size(r);
+    /* a system that validated must be usable: run a full SpMV on it (fuzzed counts can
+     * describe a legal but huge variable space; skip those) */
+    uint64_t ni = cuzk_r1cs_num_inputs(r), na = cuzk_r1cs_num_aux(r), n = cuzk_r1cs_domain_size(r);
+    if (ni + na > (1u << 20) || n > (1u << 20)) {
+      cuzk_r1cs_free(r);
+      return e;
+    }
     cuzk_fr_t *w = calloc(ni + na, sizeof(cuzk_fr_t)), *o = calloc(3 * n, sizeof(cuzk_fr_t));
+    assert_non_null(w);
+    assert_non_null(o);
     w[0] = CUZK_FR_ONE;
     assert_int_equal(cuzk_r1cs_spmv(r, w, ni, w + ni, na, o, o + n, o + 2 * n, n), CUZK_OK);
     free(w);
@@ -192,9 +203,9 @@ static void test_round_trip(void **state) {
   memcpy(&v, f + 80, 8);
   assert_int_equal(v, len);
   /* no temporary left behind */
-  char tmp[320];
-  snprintf(tmp, sizeof tmp, "%s/rt.pce.tmp.%ld", g_dir, (long)getpid());
-  assert_int_not_equal(access(tmp, F_OK), 0);
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "ls %s | grep -q tmp", g_dir);
+  assert_int_not_equal(system(cmd), 0);
   free(f);
   cuzk_r1cs_free(l);
   cuzk_r1cs_free(r);

@@ -93,7 +93,8 @@ static void test_small_layout(void **state) {
   cuzk_r1cs_t *r;
   assert_int_equal(cuzk_cs_finish(cs, &r, err, sizeof err), CUZK_OK);
   /* columns: ONE 0, x 1, y 2, z 3; coefficients: +1, -1, 2, -5 */
-  const cuzk_r1cs_matrix_t *A = cuzk_r1cs_matrix(r, CUZK_R1CS_A), *B = cuzk_r1cs_matrix(r, CUZK_R1CS_B),
+  const cuzk_r1cs_matrix_t *A = cuzk_r1cs_matrix(r, CUZK_R1CS_A),
+                           *B = cuzk_r1cs_matrix(r, CUZK_R1CS_B),
                            *C = cuzk_r1cs_matrix(r, CUZK_R1CS_C);
   expect_row(A, 0, 1, (uint32_t[]){1}, (uint32_t[]){0});
   expect_row(B, 0, 1, (uint32_t[]){2}, (uint32_t[]){0});
@@ -245,35 +246,41 @@ static void gen_lc(cuzk_test_rng_t *g, cuzk_lc_t *lc, raw_lc_t *raw, uint32_t ni
     t->var = v;
     mpz_init(t->c);
     switch ((u >> 40) % 6) {
-    case 0: cuzk_lc_add(lc, v); mpz_set_ui(t->c, 1); break;
-    case 1: cuzk_lc_sub(lc, v); mpz_sub_ui(t->c, r, 1); break;
-    case 2: {
-      int64_t k = (int64_t)((u >> 48) % 257) - 128;
-      cuzk_lc_add_i64(lc, k, v);
-      mpz_set_si(t->c, k);
-      mpz_mod(t->c, t->c, r);
-      break;
-    }
-    case 3: { /* a term and its exact cancellation */
-      cuzk_fr_t c;
-      rand_fr(g, &c);
-      cuzk_lc_add_fr(lc, &c, v);
-      fr_to_mpz(t->c, &c);
-      cuzk_fr_neg(&c, &c);
-      cuzk_lc_add_fr(lc, &c, v);
-      raw_term_t *t2 = &raw->t[raw->n++];
-      t2->var = v;
-      mpz_init(t2->c);
-      fr_to_mpz(t2->c, &c);
-      break;
-    }
-    default: {
-      cuzk_fr_t c;
-      rand_fr(g, &c);
-      cuzk_lc_add_fr(lc, &c, v);
-      fr_to_mpz(t->c, &c);
-      break;
-    }
+      case 0:
+        cuzk_lc_add(lc, v);
+        mpz_set_ui(t->c, 1);
+        break;
+      case 1:
+        cuzk_lc_sub(lc, v);
+        mpz_sub_ui(t->c, r, 1);
+        break;
+      case 2: {
+        int64_t k = (int64_t)((u >> 48) % 257) - 128;
+        cuzk_lc_add_i64(lc, k, v);
+        mpz_set_si(t->c, k);
+        mpz_mod(t->c, t->c, r);
+        break;
+      }
+      case 3: { /* a term and its exact cancellation */
+        cuzk_fr_t c;
+        rand_fr(g, &c);
+        cuzk_lc_add_fr(lc, &c, v);
+        fr_to_mpz(t->c, &c);
+        cuzk_fr_neg(&c, &c);
+        cuzk_lc_add_fr(lc, &c, v);
+        raw_term_t *t2 = &raw->t[raw->n++];
+        t2->var = v;
+        mpz_init(t2->c);
+        fr_to_mpz(t2->c, &c);
+        break;
+      }
+      default: {
+        cuzk_fr_t c;
+        rand_fr(g, &c);
+        cuzk_lc_add_fr(lc, &c, v);
+        fr_to_mpz(t->c, &c);
+        break;
+      }
     }
   }
 }
@@ -327,7 +334,12 @@ static void test_spmv_random(void **state) {
   for (uint32_t j = 0; j < na; j++) {
     cuzk_fr_t v;
     uint64_t u = cuzk_test_rng_next(&g) % 3;
-    if (u == 0) v = CUZK_FR_ZERO; else if (u == 1) v = CUZK_FR_ONE; else rand_fr(&g, &v);
+    if (u == 0)
+      v = CUZK_FR_ZERO;
+    else if (u == 1)
+      v = CUZK_FR_ONE;
+    else
+      rand_fr(&g, &v);
     cuzk_cs_alloc_aux(cs, &v);
     mpz_init(waux[j]);
     fr_to_mpz(waux[j], &v);
@@ -448,11 +460,35 @@ static void test_take_witness(void **state) {
   cuzk_cs_free(cs);
 }
 
+static void test_aux_buffer(void **state) {
+  (void)state;
+  cuzk_fr_t buf[3];
+  cuzk_cs_t *cs = cuzk_cs_new(CUZK_CS_RECORD, NULL, 0);
+  assert_int_equal(cuzk_cs_set_aux_buffer(cs, buf, 3), CUZK_ERR_INVALID_ARG);
+  cuzk_cs_free(cs);
+  cs = cuzk_cs_new(CUZK_CS_WITNESS, NULL, 0);
+  assert_int_equal(cuzk_cs_set_aux_buffer(cs, buf, 2), CUZK_OK);
+  cuzk_fr_t v;
+  cuzk_fr_from_u64(&v, 77);
+  cuzk_cs_alloc_aux(cs, &v);
+  cuzk_cs_alloc_aux(cs, &CUZK_FR_ONE);
+  assert_true(cuzk_fr_eq(&buf[0], &v) && cuzk_fr_is_one(&buf[1]));
+  assert_int_equal(cuzk_cs_error(cs, NULL, 0), CUZK_OK);
+  uint64_t n;
+  assert_ptr_equal(cuzk_cs_aux(cs, &n), buf);
+  assert_int_equal(n, 2);
+  cuzk_cs_alloc_aux(cs, &v);
+  assert_int_equal(cuzk_cs_error(cs, NULL, 0), CUZK_ERR_TOO_LARGE);
+  assert_int_equal(cuzk_cs_num_aux(cs), 2);
+  cuzk_cs_free(cs); /* must not free buf */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small_layout), cmocka_unit_test(test_unsatisfied_named),
       cmocka_unit_test(test_modes_agree),  cmocka_unit_test(test_errors),
       cmocka_unit_test(test_spmv_random),  cmocka_unit_test(test_take_witness),
+      cmocka_unit_test(test_aux_buffer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
