@@ -271,7 +271,7 @@ static void verify_result(unsigned slot, const char *circuit, uint32_t parts) {
   snprintf(path, sizeof path, "%s/%s.params", g_dir, c.stem);
   cuzk_groth16_vk_t vk;
   cuzk_groth16_params_t *p = NULL;
-  assert_int_equal(cuzk_groth16_params_load(&p, path, 0, err, sizeof err), CUZK_OK);
+  assert_int_equal(cuzk_groth16_params_load(&p, path, CUZK_GROTH16_TRUSTED, err, sizeof err), CUZK_OK);
   vk = p->vk;
   cuzk_groth16_pvk_t *pvk = cuzk_groth16_pvk_new(&vk, err, sizeof err);
   cuzk_fr_t *in, *aux;
