@@ -53,7 +53,8 @@ typedef struct {
   uint64_t n_inputs;
   const cuzk_fr_t *aux;
   uint64_t n_aux;
-  /* Density bitmaps (cuzk_r1cs_density): aux in A, inputs in B, aux in B. */
+  /* Density bitmaps (cuzk_r1cs_density of the r1cs given to srs_attach): aux in A, inputs in B,
+   * aux in B. */
   const uint64_t *density_a_aux, *density_b_input, *density_b_aux;
   cuzk_backend_srs_t *srs; /* from srs_attach for this circuit */
   bool inputs_pinned;      /* a/b/c live in host_alloc memory (else pageable heap) */
@@ -80,8 +81,8 @@ struct cuzk_backend {
   void *(*host_alloc)(cuzk_backend_t *be, size_t bytes, char *why, size_t why_size);
   void (*host_free)(cuzk_backend_t *be, void *ptr, size_t bytes);
 
-  /* Makes `params` (validated, read-only, outliving the handle) usable on every device. The
-   * densities of `r1cs` describe which variables the a/b_g1/b_g2 bases cover. */
+  /* Makes `params` usable on every device. `params` and `r1cs` (whose densities say which
+   * variables the a/b_g1/b_g2 bases cover) are read-only and outlive the handle. */
   cuzk_err_t (*srs_attach)(cuzk_backend_t *be, const cuzk_groth16_params_t *params,
                            const cuzk_r1cs_t *r1cs, cuzk_backend_srs_t **out, char *errstr,
                            size_t errstr_size);

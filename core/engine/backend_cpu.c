@@ -1,20 +1,18 @@
 /* The CPU backend: the Groth16 CPU prover behind the backend vtable. One device (index 0);
  * "kernel" time is prove_start's wall time; no host-to-device traffic. */
 #include <assert.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/engine/backend.h"
-#include "core/groth16/prove_abc.h"
+#include "core/groth16/prove.h"
 #include "core/util/clock.h"
 #include "core/util/pool.h"
 
 struct cuzk_backend_srs {
   const cuzk_groth16_params_t *params;
-  pthread_mutex_t mu;
-  cuzk_domain_t *dom; /* built on first use, size params->n_h + 1 */
+  const cuzk_r1cs_t *r1cs;
 };
 
 struct cuzk_backend_pending {
@@ -59,16 +57,13 @@ static cuzk_err_t cpu_srs_attach(cuzk_backend_t *be, const cuzk_groth16_params_t
   cuzk_backend_srs_t *s = calloc(1, sizeof *s);
   if (!s) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "cpu backend: no memory");
   s->params = params;
-  pthread_mutex_init(&s->mu, NULL);
+  s->r1cs = r1cs;
   *out = s;
   return CUZK_OK;
 }
 
 static void cpu_srs_detach(cuzk_backend_t *be, cuzk_backend_srs_t *s) {
   (void)be;
-  if (!s) return;
-  cuzk_domain_free(s->dom);
-  pthread_mutex_destroy(&s->mu);
   free(s);
 }
 
@@ -81,22 +76,11 @@ static cuzk_err_t cpu_prove_start(cuzk_backend_t *be, int device, const cuzk_bac
   if (device != 0) return cuzk_errf(CUZK_ERR_NO_DEVICE, errstr, errstr_size, "cpu backend: device %d", device);
   uint64_t t0 = cuzk_now_us();
   cuzk_backend_srs_t *s = in->srs;
-  cuzk_err_t e = CUZK_OK;
-  pthread_mutex_lock(&s->mu);
-  if (!s->dom) e = cuzk_domain_new(&s->dom, in->n, errstr, errstr_size);
-  pthread_mutex_unlock(&s->mu);
-  if (e != CUZK_OK) return e;
   cuzk_backend_pending_t *p = calloc(1, sizeof *p);
   if (!p) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "cpu backend: no memory");
-  cuzk_groth16_abc_t abc = {
-      .a = in->a, .b = in->b, .c = in->c, .n = in->n,
-      .inputs = in->inputs, .n_inputs = in->n_inputs, .aux = in->aux, .n_aux = in->n_aux,
-      .density_a_aux = in->density_a_aux, .density_b_input = in->density_b_input,
-      .density_b_aux = in->density_b_aux,
-  };
   cuzk_groth16_timings_t tm = {0};
-  e = cuzk_groth16_prove_start_abc(&p->msm, s->params, s->dom->n == in->n ? s->dom : NULL, &abc, &tm,
-                                   errstr, errstr_size);
+  cuzk_err_t e = cuzk_groth16_prove_start_abc(&p->msm, s->params, s->r1cs, in->inputs, in->n_inputs, in->aux,
+                                              in->n_aux, in->a, in->b, in->c, in->n, &tm, errstr, errstr_size);
   if (e != CUZK_OK) {
     free(p);
     return e;

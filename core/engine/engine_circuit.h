@@ -14,6 +14,7 @@
 
 #include "core/engine/types.h"
 #include "core/ff/fr.h"
+#include "core/groth16/circuits.h"
 #include "core/r1cs/r1cs.h"
 #include "core/util/err.h"
 
@@ -21,9 +22,8 @@ typedef struct {
   char id[128];     /* canonical id: "<name>-<log_n>" */
   char name[64];
   char stem[160];   /* file stem */
-  unsigned log_n;
-  uint32_t num_public;
-  uint64_t seed;
+  const cuzk_circuit_t *circuit; /* the registry entry (core/groth16/circuits.h) */
+  cuzk_circuit_opts_t opts;
   cuzk_proof_type_t type;
   uint32_t default_partitions;
 } cuzk__ecircuit_t;

@@ -1,4 +1,4 @@
-/* core/engine/backend_cpu.c and core/groth16/prove_abc.c: the backend's split prove (SpMV done
+/* core/engine/backend_cpu.c: the backend's split prove (SpMV done
  * by the caller into host_alloc buffers) must give byte for byte the proof of the groth16
  * prover's own path (cuzk_groth16_prove, which does the SpMV itself) for the same r and s, the
  * proof must verify, and a wrong witness / mismatched parameters must give typed errors. */
@@ -8,7 +8,6 @@
 #include "core/circuits/synthetic.h"
 #include "core/engine/backend.h"
 #include "core/groth16/prove.h"
-#include "core/groth16/prove_abc.h"
 #include "core/groth16/setup.h"
 #include "core/groth16/verify.h"
 #include "core/r1cs/cs.h"
@@ -157,18 +156,6 @@ static void test_typed_errors(void **state) {
   assert_null(pend);
   assert_int_equal(be->prove_start(be, 1, &in, &pend, NULL, err, sizeof err), CUZK_ERR_NO_DEVICE);
   bufs_free(&B);
-
-  /* Densities of another shape: the parameters do not fit. */
-  cuzk_groth16_abc_t abc = {0};
-  bufs_t B9 = {.be = be};
-  bufs_fill(&B9, &other);
-  abc = (cuzk_groth16_abc_t){B9.a, B9.b, B9.c, B9.n, other.in, other.n_in, other.aux, other.n_aux,
-                             cuzk_r1cs_density(other.r, CUZK_R1CS_DENSITY_A_AUX, NULL),
-                             cuzk_r1cs_density(other.r, CUZK_R1CS_DENSITY_B_INPUT, NULL),
-                             cuzk_r1cs_density(other.r, CUZK_R1CS_DENSITY_B_AUX, NULL)};
-  cuzk_groth16_msm_t msm;
-  assert_int_equal(cuzk_groth16_prove_start_abc(&msm, p, NULL, &abc, NULL, err, sizeof err), CUZK_ERR_BAD_PARAMS);
-  bufs_free(&B9);
 
   be->srs_detach(be, srs);
   cuzk_backend_free(be);
