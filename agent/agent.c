@@ -773,8 +773,9 @@ static void cuzk__handle(cuzk_agent_t *a, const rd_kafka_message_t *m) {
       .job_id = j->job_id,
       .type = strncmp(circuit, "synthetic", 9) == 0 ? 4 : (int)job.proof_type,
       .circuit = circuit,
-      .payload = payload,
-      .payload_len = payload_len,
+      /* synthetic circuits take no payload (ProofJob requires one: it is ignored) */
+      .payload = strncmp(circuit, "synthetic", 9) == 0 ? NULL : payload,
+      .payload_len = strncmp(circuit, "synthetic", 9) == 0 ? 0 : payload_len,
       .priority = job.has_priority ? -1 : -1,
       .deadline_wall_ms = job.has_deadline ? (uint64_t)job.deadline_ms : 0,
   };
