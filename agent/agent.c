@@ -771,15 +771,14 @@ static void cuzk__handle(cuzk_agent_t *a, const rd_kafka_message_t *m) {
   }
   cuzk_agent_job_t ej = {
       .job_id = j->job_id,
-      .type = strncmp(circuit, "synthetic", 9) == 0 ? 4 : (int)job.proof_type,
+      .type = (int)job.proof_type, /* priority follows it; synthetic-ness follows the circuit */
       .circuit = circuit,
       /* synthetic circuits take no payload (ProofJob requires one: it is ignored) */
       .payload = strncmp(circuit, "synthetic", 9) == 0 ? NULL : payload,
       .payload_len = strncmp(circuit, "synthetic", 9) == 0 ? 0 : payload_len,
-      .priority = job.has_priority ? -1 : -1,
+      .priority = -1, /* from the proof type: WinningPoSt critical, WindowPoSt high */
       .deadline_wall_ms = job.has_deadline ? (uint64_t)job.deadline_ms : 0,
   };
-  if (j->critical) ej.priority = 2;
   if (!a->conf.engine) {
     e = CUZK_ERR_UNSUPPORTED;
     snprintf(err, sizeof err, "no proving engine in this agent");
