@@ -29,7 +29,11 @@ kill -0 "$bpid" 2>/dev/null && fail "broker did not stop"
 log "broker stopped; down for 5 s"
 sleep 5
 kill -0 "$pid" 2>/dev/null || fail "agent died while the broker was down"
-(cd "$KAFKA_DIR" && setsid nohup "${cmd[@]}" >>"$KAFKA_DIR/kafka.out" 2>&1 </dev/null & echo $! > "$KAFKA_DIR/kafka.pid")
+# nohup execs the JVM, so $! is the broker's pid; ops/kafka/stop (run by with-broker) reads it
+cd "$KAFKA_DIR"
+nohup "${cmd[@]}" >>"$KAFKA_DIR/kafka.out" 2>&1 </dev/null &
+echo $! > "$KAFKA_DIR/kafka.pid"
+cd - >/dev/null
 end=$(( $(date +%s) + 90 ))
 until kcat -L -b "$KAFKA_BROKERS" -m 2 -J 2>/dev/null | grep -q '"brokers":\[{"id":1'; do
   [ "$(date +%s)" -lt "$end" ] || fail "broker did not come back"
