@@ -894,6 +894,15 @@ void cuzk_agent_stats(const cuzk_agent_t *a, cuzk_agent_stats_t *out) {
   out->jobs_in_flight = a->inflight_normal + a->inflight_critical;
 }
 
+void cuzk_agent_reconfigure(cuzk_agent_t *a, int status_interval_s, int shutdown_grace_s,
+                            unsigned reserve_critical) {
+  if (status_interval_s > 0) a->conf.status_interval_s = status_interval_s;
+  if (shutdown_grace_s >= 0) a->conf.shutdown_grace_s = shutdown_grace_s;
+  a->conf.reserve_critical = reserve_critical;
+  CUZK_INFO("agent", "reconfigured", "status_interval_s=%d shutdown_grace_s=%d reserve_critical=%u",
+            a->conf.status_interval_s, a->conf.shutdown_grace_s, a->conf.reserve_critical);
+}
+
 static void cuzk__retry_due(cuzk_agent_t *a) {
   uint64_t now = cuzk_wall_ms();
   cuzk__job_t **pp = &a->retry;

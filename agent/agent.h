@@ -107,6 +107,10 @@ void cuzk_agent_stop(cuzk_agent_t *agent);
 
 void cuzk_agent_stats(const cuzk_agent_t *agent, cuzk_agent_stats_t *out);
 
+/* Applies the reloadable settings (SIGHUP). Poll thread only (e.g. from the tick callback). */
+void cuzk_agent_reconfigure(cuzk_agent_t *agent, int status_interval_s, int shutdown_grace_s,
+                            unsigned reserve_critical);
+
 void cuzk_agent_free(cuzk_agent_t *agent);
 
 /* Applies logging settings given as core/util/log.h values (level: cuzk_log_level_t, format:

@@ -76,7 +76,6 @@ typedef struct {
 
 /* Poll thread: applies a pending SIGHUP. */
 static bool cuzk__agent_tick(void *ctx, cuzk_agent_t *agent) {
-  (void)agent;
   cuzk__tick_ctx_t *t = ctx;
   if (cuzk__sig_hup) {
     cuzk__sig_hup = 0;
@@ -89,7 +88,11 @@ static bool cuzk__agent_tick(void *ctx, cuzk_agent_t *agent) {
               t->path, err);
     } else {
       cuzk_agent_apply_log_config(next);
-      fprintf(stderr, "cuzk agent: reloaded %s\n", t->path);
+      cuzk_agent_reconfigure(agent, (int)next->agent.status_interval_s,
+                             (int)next->agent.shutdown_grace_s,
+                             (unsigned)next->engine.admission_reserve_critical);
+      fprintf(stderr, "cuzk agent: reloaded %s (engine.timeline_file applies at restart)\n",
+              t->path);
       /* the agent borrows strings of the old config only for keys that are not reloadable,
        * and those are equal in the new one; keep the old one alive until exit */
       cuzk_config_free(next);

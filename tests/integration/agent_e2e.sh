@@ -129,6 +129,15 @@ for r in share.values():
 assert set(by) == {"agent-a", "agent-b"}, by
 print("ok: shared", by)
 PY
+# SIGHUP: a reloadable change applies; a change to a key that is not reloadable is refused
+sed -i 's/status_interval_s = 2;/status_interval_s = 3;/' "$work/a.cfg"
+kill -HUP "$pid_a"
+sed -i 's/status_interval_s = 2;/status_interval_s = 3;/; s/group_id = "[^"]*"/group_id = "other"/' "$work/b.cfg"
+kill -HUP "$pid_b"
+sleep 1
+grep -q "event=reconfigured status_interval_s=3" "$work/a.log" || fail "SIGHUP did not reconfigure agent A"
+grep -q "kafka.group_id: changed" "$work/b.log" || fail "SIGHUP did not refuse a group_id change"
+kill -0 "$pid_a" && kill -0 "$pid_b" || fail "an agent died on SIGHUP"
 stop_agent "$pid_a"
 stop_agent "$pid_b"
 grep -q "event=stopped" "$work/a.log" || fail "agent A did not log a graceful stop"
