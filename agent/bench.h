@@ -14,6 +14,7 @@ typedef struct {
 } cuzk_bench_t;
 
 extern const cuzk_bench_t cuzk_bench_fp;
+extern const cuzk_bench_t cuzk_bench_pipeline;
 extern const cuzk_bench_t cuzk_bench_prove;
 
 #endif

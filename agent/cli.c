@@ -16,6 +16,7 @@ static const cuzk_cmd_t *const cuzk__cmds[] = {
     &cuzk_cmd_agent,
     &cuzk_cmd_bench,
     &cuzk_cmd_demo,
+    &cuzk_cmd_hash,
     &cuzk_cmd_inspect,
     &cuzk_cmd_prove,
     &cuzk_cmd_results,
@@ -77,7 +78,8 @@ static void cuzk__main_usage(FILE *out) {
           "\n"
           "Commands:\n");
   for (size_t i = 0; i < CUZK__NCMDS; i++)
-    fprintf(out, "  %-12s %s\n", cuzk__cmds[i]->name, cuzk__cmds[i]->summary);
+    if (cuzk__cmds[i]->summary)
+      fprintf(out, "  %-12s %s\n", cuzk__cmds[i]->name, cuzk__cmds[i]->summary);
   fprintf(out,
           "\n"
           "Run 'cuzk <command> --help' for a command's options.\n"

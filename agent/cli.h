@@ -12,7 +12,8 @@ enum {
 };
 
 /* One subcommand. `run` gets argv with argv[0] == the subcommand name and returns an exit code.
- * `usage` prints the full help to `out`. Both are called from the main thread only. */
+ * `usage` prints the full help to `out`. Both are called from the main thread only. A NULL
+ * `summary` hides the command from `cuzk --help` (it still runs). */
 typedef struct {
   const char *name;
   const char *summary;
@@ -40,6 +41,7 @@ int cuzk_cuda_built(void);             /* 1 when the CUDA backend is compiled in
 extern const cuzk_cmd_t cuzk_cmd_agent;
 extern const cuzk_cmd_t cuzk_cmd_bench;
 extern const cuzk_cmd_t cuzk_cmd_demo;
+extern const cuzk_cmd_t cuzk_cmd_hash;
 extern const cuzk_cmd_t cuzk_cmd_inspect;
 extern const cuzk_cmd_t cuzk_cmd_prove;
 extern const cuzk_cmd_t cuzk_cmd_results;

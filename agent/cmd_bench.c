@@ -6,6 +6,7 @@
 /* Benchmarks, one per agent/bench_*.c. Keep sorted by name. */
 static const cuzk_bench_t *const cuzk__benches[] = {
     &cuzk_bench_fp,
+    &cuzk_bench_pipeline,
     &cuzk_bench_prove,
 };
 #define CUZK__NBENCH (sizeof(cuzk__benches) / sizeof(cuzk__benches[0]))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent/cli.h"
+#include "agent/inspect.h"
 #include "agent/groth16_cli.h"
 #include "core/groth16/groth16.h"
 #include "core/groth16/snarkjs.h"
@@ -13,6 +14,7 @@ static void inspect_usage(FILE *out) {
   fprintf(
       out,
       "Usage: cuzk inspect params|vk|proof FILE [--json] [--snarkjs] [--trusted]\n"
+      "       cuzk inspect vanilla --type window-post|winning-post FILE [--pub JSON] [--json]\n"
       "\n"
       "Decodes a bellperson .params, .vk or proof file (192 bytes per partition), checks every\n"
       "point (on curve, in the subgroup unless --trusted) and prints a summary.\n"
@@ -29,6 +31,13 @@ static void hex(char *out, const uint8_t *in, size_t n) {
 }
 
 static int inspect_run(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "vanilla") == 0) {
+    if (cuzk_cli_wants_help(argc - 1, argv + 1)) {
+      cuzk_inspect_vanilla_usage(stdout);
+      return CUZK_EXIT_OK;
+    }
+    return cuzk_inspect_vanilla_main(argc - 1, argv + 1);
+  }
   const char *what = NULL, *file = NULL;
   bool json = false, snark = false, trusted = false;
   for (int i = 1; i < argc; i++) {

@@ -98,6 +98,7 @@ struct cuzk_engine {
   char *params_dir, *pce_dir, *timeline_path;
   cuzk_backend_t *be;
   int ndev;
+  bool is_gpu; /* device 0 reports is_gpu (timing records say gpu = -1 otherwise) */
   cuzk_budget_t *budget;
   cuzk_pinned_pool_t *pool;
 
@@ -226,6 +227,15 @@ static cuzk_err_t srs_load(cuzk_engine_t *e, srs_entry_t *s, char *errstr, size_
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.params", e->params_dir, s->circ.stem);
   uint64_t t0 = cuzk_now_us();
+  char json[1024];
+  snprintf(json, sizeof json, "%s/parameters.json", e->params_dir);
+  if (access(json, R_OK) == 0) {
+    err = cuzk_groth16_digest_check(json, path, errstr, errstr_size);
+    if (err == CUZK_ERR_NOT_FOUND)
+      CUZK_DEBUG("engine", "srs_no_digest", "circuit=%s json=%s", s->circ.id, json);
+    else if (err != CUZK_OK)
+      return err;
+  }
   cuzk_groth16_params_t *p = NULL;
   err = cuzk_groth16_params_load(&p, path, 0, errstr, errstr_size);
   if (err != CUZK_OK) return err;
@@ -520,8 +530,10 @@ static void *dispatcher_main(void *arg) {
     }
     cuzk_sched_key_t key;
     part_t *p = cuzk_sched_peek(e->heap, &key);
-    job_t *j = p->job;
+    job_t *j = p->job; /* valid only under e->mu while p is queued */
     uint64_t abc = part_abc_bytes(j), rest = part_rest_bytes(j);
+    char jid[sizeof j->id];
+    memcpy(jid, j->id, sizeof jid);
     pthread_mutex_unlock(&e->mu);
 
     if (cuzk_sched_key_cmp(&key, &waiting_key) != 0) {
@@ -566,8 +578,11 @@ static void *dispatcher_main(void *arg) {
           snprintf(why, sizeof why, "a partition needs %" PRIu64 " bytes, the budget is %" PRIu64,
                    (hit ? rest : 3 * abc + rest), cuzk_budget_total(e->budget));
         pthread_mutex_lock(&e->mu);
-        job_fail_locked(e, j, err == CUZK_ERR_NOMEM ? CUZK_ERR_NOMEM : CUZK_ERR_BUDGET, why);
-        bool complete = j->settled == j->partitions;
+        bool complete = false;
+        if (cuzk_sched_peek(e->heap, NULL) == p) { /* still queued: the job is alive */
+          job_fail_locked(e, j, err == CUZK_ERR_NOMEM ? CUZK_ERR_NOMEM : CUZK_ERR_BUDGET, why);
+          complete = j->settled == j->partitions;
+        }
         pthread_mutex_unlock(&e->mu);
         if (complete) job_complete(e, j);
         continue;
@@ -579,7 +594,7 @@ static void *dispatcher_main(void *arg) {
         cuzk_budget_stats(e->budget, &bs);
         CUZK_WARN("engine", "budget_wait",
                   "job_id=%s partition=%u waited_ms=%" PRIu64 " need=%" PRIu64 " used=%" PRIu64 " total=%" PRIu64,
-                  j->id, key.partition, (cuzk_now_us() - wait_start) / 1000, hit ? rest : 3 * abc + rest, bs.used,
+                  jid, key.partition, (cuzk_now_us() - wait_start) / 1000, hit ? rest : 3 * abc + rest, bs.used,
                   bs.total);
       }
       /* Wait for a release (buffers or budget come back: the stages kick cv_work). */
@@ -711,7 +726,7 @@ static void *gpu_main(void *arg) {
       part_finish(e, p, CUZK_ERR_CANCELLED, NULL);
       continue;
     }
-    p->t.gpu = e->ndev == 1 && strcmp(e->be->name, "cpu") == 0 ? -1 : dev;
+    p->t.gpu = e->is_gpu ? dev : -1;
     char why[256] = "";
     cuzk_err_t err = gpu_attempt(e, dev, p, why, sizeof why);
     if (err != CUZK_OK && err != CUZK_ERR_UNSATISFIED && job_alive(e, j)) {
@@ -855,6 +870,8 @@ cuzk_engine_t *cuzk_engine_new(const cuzk_engine_config_t *cfg, cuzk_backend_t *
     cuzk_errf(CUZK_ERR_NO_DEVICE, errstr, errstr_size, "engine: backend %s has no device", backend->name);
     goto fail;
   }
+  cuzk_backend_device_info_t info;
+  e->is_gpu = backend->device_info(backend, 0, &info) == CUZK_OK && info.is_gpu;
   e->budget = cuzk_budget_new(cfg->memory_budget);
   e->heap = cuzk_sched_new();
   e->synth_q = cuzk_queue_new(ENG_QUEUE_CAP);

@@ -61,9 +61,17 @@ typedef struct {
   cuzk_verify_mode_t verify;          /* default ALWAYS */
   unsigned verify_sample_percent;     /* for SAMPLE */
   int budget_timeout_ms;              /* a reservation waits this long before logging and retrying */
-  const char *params_dir;             /* where circuit parameters live (copied) */
+  const char *params_dir;             /* where circuit parameters live (copied): <stem>.params as
+                                         `cuzk setup` names them; checked against
+                                         parameters.json there when it lists the file */
   bool allow_insecure_params;         /* accept parameters from a test setup */
-  const char *timeline_file;          /* "" or NULL: none; else TIMELINE events appended (copied) */
+  const char *timeline_file;          /* "" or NULL: none; else TIMELINE events appended (copied):
+                                         one line per event,
+                                           TIMELINE <wall_us> <job_id> <partition> <phase> start|end
+                                         phases queued (enqueued → budget granted), synth,
+                                         gpu_wait (queued for a device), gpu (prove_start),
+                                         finish (prove_finish + verify); a partition's lines are
+                                         written together when it finishes, so sort by wall_us */
   bool log_timing;                    /* also log every timing record (CUZK_TIMING=1 sets it) */
   unsigned prewarm_pace_ms;           /* pinned pool pre-warm pacing */
   const char *pce_cache_dir;          /* NULL or "": matrices cached in memory only (copied) */

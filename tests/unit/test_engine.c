@@ -161,6 +161,19 @@ static wrap_t *wrap_new(void) {
   return w;
 }
 
+static unsigned nalloc(wrap_t *w) {
+  pthread_mutex_lock(&w->mu);
+  unsigned n = w->nalloc;
+  pthread_mutex_unlock(&w->mu);
+  return n;
+}
+
+static void set_fail_start(wrap_t *w, int n) {
+  pthread_mutex_lock(&w->mu);
+  w->fail_start = n;
+  pthread_mutex_unlock(&w->mu);
+}
+
 static void gate(wrap_t *w, bool closed) {
   pthread_mutex_lock(&w->mu);
   w->gate_closed = closed;
@@ -482,10 +495,10 @@ static void test_prewarm_is_paced(void **state) {
   e = cuzk_engine_new(&cfg, &w->vt, err, sizeof err);
   assert_non_null(e);
   (void)t0;
-  assert_true(w->nalloc < 6); /* start does not wait for the pre-warm */
+  assert_true(nalloc(w) < 6); /* start does not wait for the pre-warm */
   assert_int_equal(cuzk_engine_prewarm(e, "synthetic-8", 0, true, err, sizeof err), CUZK_OK);
-  for (int i = 0; i < 400 && w->nalloc < 6; i++) cuzk_sleep_ms(5);
-  assert_int_equal(w->nalloc, 6);
+  for (int i = 0; i < 400 && nalloc(w) < 6; i++) cuzk_sleep_ms(5);
+  assert_int_equal(nalloc(w), 6);
   for (unsigned i = 1; i < w->nalloc; i++) assert_true(w->alloc_us[i] - w->alloc_us[i - 1] >= 20000);
   cuzk_engine_free(e);
   cuzk_backend_free(&w->vt);
@@ -523,14 +536,14 @@ static void test_prove_start_failure_retry_then_fail(void **state) {
   wrap_t *w = wrap_new();
   cuzk_engine_t *e = mk(&w->vt, budget_for(8, 2), NULL);
   /* One fault: retried once, the job succeeds. */
-  w->fail_start = 1;
+  set_fail_start(w, 1);
   submit(e, 0, "synthetic-8", 1, -1);
   wait_done(1);
   verify_result(0, "synthetic-8", 1);
   assert_int_equal(g_ntim, 1);
   assert_int_equal(g_tim[0].attempts, 2);
   /* Persistent faults: the job fails with the backend's typed error, everything comes back. */
-  w->fail_start = -1;
+  set_fail_start(w, -1);
   submit(e, 1, "synthetic-8", 3, -1);
   wait_done(2);
   assert_int_equal(g_res[1].status, CUZK_ERR_GPU);
@@ -538,7 +551,7 @@ static void test_prove_start_failure_retry_then_fail(void **state) {
   assert_non_null(strstr(g_res[1].message, "injected device fault"));
   assert_all_returned(e);
   /* The engine is still healthy. */
-  w->fail_start = 0;
+  set_fail_start(w, 0);
   submit(e, 2, "synthetic-8", 2, -1);
   wait_done(3);
   verify_result(2, "synthetic-8", 2);
@@ -569,6 +582,23 @@ static void test_pinned_fallback_visible(void **state) {
   assert_all_returned(e);
   cuzk_engine_free(e);
   cuzk_backend_free(&w->vt);
+}
+
+static void verify_never(cuzk_engine_config_t *cfg) { cfg->verify = CUZK_VERIFY_NEVER; }
+
+static void test_verify_never_reports_unverified(void **state) {
+  (void)state;
+  reset();
+  char err[128];
+  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_engine_t *e = mk(be, budget_for(8, 2), verify_never);
+  submit(e, 0, "synthetic-8", 2, -1);
+  wait_done(1);
+  verify_result(0, "synthetic-8", 2); /* still valid, checked here */
+  assert_false(g_res[0].verified);
+  for (unsigned i = 0; i < g_ntim; i++) assert_int_equal(g_tim[i].verify_us, 0);
+  cuzk_engine_free(e);
+  cuzk_backend_free(be);
 }
 
 static void test_deadline_expires_queued_work(void **state) {
@@ -623,6 +653,24 @@ static void test_admission_errors(void **state) {
   assert_int_equal(cuzk_engine_drain(e, 0), CUZK_OK);
   cuzk_engine_free(e);
   assert_int_equal(g_ndone, 0);
+
+  /* parameters.json listing the file with another digest: refused. */
+  cfg.allow_insecure_params = true;
+  cuzk__ecircuit_t c;
+  assert_int_equal(cuzk__ecircuit_resolve(&c, "synthetic-8", err, sizeof err), CUZK_OK);
+  char json[400];
+  snprintf(json, sizeof json, "%s/parameters.json", g_dir);
+  FILE *f = fopen(json, "w");
+  assert_non_null(f);
+  fprintf(f, "{\"%s.params\": {\"cid\": \"x\", \"digest\": \"00000000000000000000000000000000\", "
+             "\"sector_size\": 2048}}\n", c.stem);
+  fclose(f);
+  e = cuzk_engine_new(&cfg, be, err, sizeof err);
+  assert_non_null(e);
+  j = (cuzk_job_t){.job_id = "x", .circuit = "synthetic-8", .priority = -1};
+  assert_int_equal(cuzk_engine_submit(e, &j, on_done, &g_res[0], NULL, err, sizeof err), CUZK_ERR_CHECKSUM);
+  cuzk_engine_free(e);
+  unlink(json);
   cuzk_backend_free(be);
 }
 
@@ -697,6 +745,7 @@ int main(void) {
       cmocka_unit_test(test_cancel_mid_flight),
       cmocka_unit_test(test_prove_start_failure_retry_then_fail),
       cmocka_unit_test(test_pinned_fallback_visible),
+      cmocka_unit_test(test_verify_never_reports_unverified),
       cmocka_unit_test(test_deadline_expires_queued_work),
       cmocka_unit_test(test_admission_errors),
       cmocka_unit_test(test_srs_eviction_and_pce_cache),
