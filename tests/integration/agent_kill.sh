@@ -3,13 +3,14 @@
 # kill -9 of the agent in the middle of a queue of real (synthetic 2^12, CPU) jobs: a restarted
 # agent in the same group publishes a result for every job (none lost); a job proved twice
 # (finished but not yet committed at the kill) repeats under the same job_id; offsets listed as
-# completed in the commit metadata are skipped rather than proved again.
+# completed in the commit metadata are skipped rather than proved again. The agent uses static
+# membership (kafka.group_instance_id), so the restarted one takes the same assignment back.
 source "$(dirname "${BASH_SOURCE[0]}")/agent_lib.bash"
 need_broker "$@"
 t0=$(date +%s)
 setup_suite
 make_params 12
-write_cfg "$work/a.cfg" agent-k
+write_cfg "$work/a.cfg" agent-k agent-k-host1
 n=10
 for i in $(seq 1 $n); do
   submit "k-$i" porep-c2 --circuit synthetic-12 --partition 0
