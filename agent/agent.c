@@ -52,7 +52,7 @@ typedef struct cuzk__job {
 
 typedef struct cuzk__event {
   struct cuzk__event *next;
-  cuzk__job_t *job;          /* a job the engine finished, or */
+  cuzk__job_t *job;           /* a job the engine finished, or */
   cuzk_agent_timing_t timing; /* a timing record (job_id points into id) */
   char id[129];
 } cuzk__event_t;
@@ -77,7 +77,7 @@ struct cuzk_agent {
   uint64_t last_commit_ms, last_status_ms, start_ms;
   pthread_mutex_t ev_mu;
   cuzk__event_t *ev_head, **ev_tail;
-  cuzk__job_t *retry; /* results whose delivery failed */
+  cuzk__job_t *retry;                        /* results whose delivery failed */
   size_t inflight_normal, inflight_critical; /* jobs in the engine */
   size_t awaiting_delivery;
   atomic_int stop;
@@ -87,7 +87,9 @@ struct cuzk_agent {
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-static char *cuzk__dup(const char *s) { return s ? strdup(s) : NULL; }
+static char *cuzk__dup(const char *s) {
+  return s ? strdup(s) : NULL;
+}
 
 static void cuzk__job_free(cuzk__job_t *j) {
   if (!j) return;
@@ -175,8 +177,8 @@ static void cuzk__commit(cuzk_agent_t *a, bool sync) {
   for (size_t i = 0; i < a->n_parts; i++) {
     int64_t commit;
     size_t n_above = 0;
-    if (cuzk_watermark_next_commit(a->wm, a->parts[i].topic, a->parts[i].partition, &commit,
-                                   ranges, CUZK__MAX_RANGES, &n_above) != CUZK_OK ||
+    if (cuzk_watermark_next_commit(a->wm, a->parts[i].topic, a->parts[i].partition, &commit, ranges,
+                                   CUZK__MAX_RANGES, &n_above) != CUZK_OK ||
         commit < 0)
       continue;
     if (n_above > CUZK__MAX_RANGES) n_above = CUZK__MAX_RANGES;
@@ -219,7 +221,7 @@ static void cuzk__rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
       char meta[CUZK_WATERMARK_META_MAX + 1] = "";
       if (tp->metadata && tp->metadata_size > 0) {
         size_t m = tp->metadata_size < CUZK_WATERMARK_META_MAX ? tp->metadata_size
-                                                                : CUZK_WATERMARK_META_MAX;
+                                                               : CUZK_WATERMARK_META_MAX;
         memcpy(meta, tp->metadata, m);
         meta[m] = 0;
       }
@@ -264,6 +266,7 @@ static void cuzk__dr(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) 
   (void)rk;
   cuzk_agent_t *a = opaque;
   if (m->_private) {
+    if (a->awaiting_delivery) a->awaiting_delivery--;
     cuzk__deliver_job(a, (cuzk__job_t *)m->_private, m->err);
   } else if (m->err) {
     CUZK_WARN("kafka", "delivery_failed", "topic=%s err=%s", rd_kafka_topic_name(m->rkt),
@@ -372,7 +375,6 @@ static void cuzk__publish_result(cuzk_agent_t *a, cuzk__job_t *j) {
 }
 
 static void cuzk__deliver_job(cuzk_agent_t *a, cuzk__job_t *j, rd_kafka_resp_err_t err) {
-  if (a->awaiting_delivery) a->awaiting_delivery--;
   if (err) {
     CUZK_WARN("kafka", "result_delivery_failed", "job_id=%s err=%s", j->job_id,
               rd_kafka_err2name(err));
@@ -386,10 +388,18 @@ static void cuzk__deliver_job(cuzk_agent_t *a, cuzk__job_t *j, rd_kafka_resp_err
     CUZK_DEBUG("agent", "complete_ignored", "job_id=%s topic=%s partition=%d offset=%lld err=%s",
                j->job_id, j->topic, (int)j->partition, (long long)j->offset, cuzk_err_name(e));
   switch (j->rstatus) {
-  case CUZK_RESULT_OK: a->st.results_ok++; break;
-  case CUZK_RESULT_REJECTED: a->st.rejected++; break;
-  case CUZK_RESULT_EXPIRED: a->st.expired++; break;
-  default: a->st.failed++; break;
+    case CUZK_RESULT_OK:
+      a->st.results_ok++;
+      break;
+    case CUZK_RESULT_REJECTED:
+      a->st.rejected++;
+      break;
+    case CUZK_RESULT_EXPIRED:
+      a->st.expired++;
+      break;
+    default:
+      a->st.failed++;
+      break;
   }
   int64_t total_ms = (int64_t)cuzk_wall_ms() - j->started_ms;
   CUZK_INFO("agent", "result_published",
@@ -401,13 +411,12 @@ static void cuzk__deliver_job(cuzk_agent_t *a, cuzk__job_t *j, rd_kafka_resp_err
             : j->rstatus == CUZK_RESULT_EXPIRED  ? "EXPIRED"
             : j->rstatus == CUZK_RESULT_FAILED   ? "FAILED"
                                                  : "CANCELLED",
-            j->proof_len, j->verified ? "true" : "false", j->err_code ? j->err_code : "",
-            j->topic, (int)j->partition, (long long)j->offset, (long long)total_ms);
+            j->proof_len, j->verified ? "true" : "false", j->err_code ? j->err_code : "", j->topic,
+            (int)j->partition, (long long)j->offset, (long long)total_ms);
   if (a->conf.on_result) {
-    cuzk_agent_result_info_t info = {j->job_id,   j->rstatus,   j->proof_len,
-                                     (int32_t)j->partitions,    j->verified,
-                                     j->err_code, j->message,   total_ms,
-                                     j->topic,    j->partition, j->offset};
+    cuzk_agent_result_info_t info = {
+        j->job_id,  j->rstatus, j->proof_len, (int32_t)j->partitions, j->verified, j->err_code,
+        j->message, total_ms,   j->topic,     j->partition,           j->offset};
     a->conf.on_result(a->conf.cb_ctx, &info);
   }
   cuzk__job_free(j);
@@ -502,7 +511,7 @@ static void cuzk__publish_timing(cuzk_agent_t *a, const cuzk_agent_timing_t *t) 
   memset(&r, 0, sizeof r);
   r.job_id = (char *)t->job_id;
   r.proof_type = t->type >= 0 && t->type < CUZK_PROOF_TYPE__COUNT ? (cuzk_proof_type_t)t->type
-                                                                   : CUZK_PROOF_TYPE_WINNING_POST;
+                                                                  : CUZK_PROOF_TYPE_WINNING_POST;
   r.partition = (int32_t)t->partition;
   r.agent_id = a->s_agent_id;
   r.gpu = t->gpu;
@@ -548,8 +557,10 @@ static void cuzk__drain_events(cuzk_agent_t *a) {
     cuzk__event_t *next = ev->next;
     if (ev->job) {
       cuzk__job_t *j = ev->job;
-      if (j->critical) a->inflight_critical--;
-      else a->inflight_normal--;
+      if (j->critical)
+        a->inflight_critical--;
+      else
+        a->inflight_normal--;
       j->in_engine = false;
       if (j->status == CUZK_OK) {
         j->rstatus = CUZK_RESULT_OK;
@@ -594,12 +605,14 @@ static void cuzk__publish_status(cuzk_agent_t *a) {
   uint8_t *buf = NULL;
   size_t len = 0;
   char err[512];
-  cuzk_err_t e = cuzk_avro_encode(a->codec, CUZK_AVRO_AGENT_STATUS, &s, &buf, &len, err, sizeof err);
+  cuzk_err_t e =
+      cuzk_avro_encode(a->codec, CUZK_AVRO_AGENT_STATUS, &s, &buf, &len, err, sizeof err);
   if (e != CUZK_OK) {
     CUZK_ERROR("agent", "encode_failed", "record=AgentStatus err=%s msg=%s", cuzk_err_name(e), err);
     return;
   }
-  if (cuzk__produce(a, CUZK_TOPIC_TELEMETRY_AGENTS, a->s_agent_id, buf, len, NULL)) a->st.statuses++;
+  if (cuzk__produce(a, CUZK_TOPIC_TELEMETRY_AGENTS, a->s_agent_id, buf, len, NULL))
+    a->st.statuses++;
   free(buf);
   a->last_status_ms = cuzk_wall_ms();
 }
@@ -609,8 +622,8 @@ static void cuzk__publish_status(cuzk_agent_t *a) {
 static void cuzk__pause_one(cuzk_agent_t *a, cuzk__part_t *p, bool pause) {
   rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
   rd_kafka_topic_partition_list_add(l, p->topic, p->partition);
-  rd_kafka_resp_err_t err =
-      pause ? rd_kafka_pause_partitions(a->consumer, l) : rd_kafka_resume_partitions(a->consumer, l);
+  rd_kafka_resp_err_t err = pause ? rd_kafka_pause_partitions(a->consumer, l)
+                                  : rd_kafka_resume_partitions(a->consumer, l);
   rd_kafka_topic_partition_list_destroy(l);
   if (err) {
     CUZK_WARN("kafka", pause ? "pause_failed" : "resume_failed", "topic=%s partition=%d err=%s",
@@ -618,8 +631,10 @@ static void cuzk__pause_one(cuzk_agent_t *a, cuzk__part_t *p, bool pause) {
     return;
   }
   p->paused = pause;
-  if (pause) a->st.pauses++;
-  else a->st.resumes++;
+  if (pause)
+    a->st.pauses++;
+  else
+    a->st.resumes++;
   CUZK_DEBUG("kafka", pause ? "paused" : "resumed", "topic=%s partition=%d", p->topic,
              (int)p->partition);
 }
@@ -746,9 +761,8 @@ static void cuzk__handle(cuzk_agent_t *a, const rd_kafka_message_t *m) {
                            a->conf.max_job_bytes, a->conf.payload_fetch_timeout_s, &fetched,
                            &payload_len, err, sizeof err);
     if (e != CUZK_OK) {
-      cuzk__finish_early(a, j, m,
-                         cuzk_err_is_retriable(e) ? CUZK_RESULT_FAILED : CUZK_RESULT_REJECTED, e,
-                         err);
+      cuzk__finish_early(
+          a, j, m, cuzk_err_is_retriable(e) ? CUZK_RESULT_FAILED : CUZK_RESULT_REJECTED, e, err);
       cuzk_avro_record_clear(CUZK_AVRO_PROOF_JOB, &job);
       return;
     }
@@ -785,21 +799,25 @@ static void cuzk__handle(cuzk_agent_t *a, const rd_kafka_message_t *m) {
   } else {
     j->next = (cuzk__job_t *)(void *)a; /* read back by the done callback */
     j->in_engine = true;
-    if (j->critical) a->inflight_critical++;
-    else a->inflight_normal++;
+    if (j->critical)
+      a->inflight_critical++;
+    else
+      a->inflight_normal++;
     e = a->conf.engine->submit(a->conf.engine, &ej, cuzk__engine_done, j, err, sizeof err);
     if (e != CUZK_OK) {
       j->in_engine = false;
       j->next = NULL;
-      if (j->critical) a->inflight_critical--;
-      else a->inflight_normal--;
+      if (j->critical)
+        a->inflight_critical--;
+      else
+        a->inflight_normal--;
     }
   }
   free(fetched);
   cuzk_avro_record_clear(CUZK_AVRO_PROOF_JOB, &job);
   if (e != CUZK_OK) {
-    cuzk__finish_early(a, j, m, cuzk_err_is_retriable(e) ? CUZK_RESULT_FAILED : CUZK_RESULT_REJECTED,
-                       e, err);
+    cuzk__finish_early(
+        a, j, m, cuzk_err_is_retriable(e) ? CUZK_RESULT_FAILED : CUZK_RESULT_REJECTED, e, err);
     return;
   }
   a->st.submitted++;
@@ -830,7 +848,8 @@ cuzk_agent_t *cuzk_agent_new(const cuzk_agent_conf_t *conf, char *errstr, size_t
   a->s_instance = cuzk__dup(conf->group_instance_id ? conf->group_instance_id : "");
   a->s_assignor = cuzk__dup(conf->assignor ? conf->assignor : "range");
   if (gethostname(a->host, sizeof a->host - 1) != 0) snprintf(a->host, sizeof a->host, "unknown");
-  if (a->conf.poll_interval_ms <= 0 || a->conf.poll_interval_ms > 100) a->conf.poll_interval_ms = 50;
+  if (a->conf.poll_interval_ms <= 0 || a->conf.poll_interval_ms > 100)
+    a->conf.poll_interval_ms = 50;
   if (a->conf.commit_interval_ms <= 0) a->conf.commit_interval_ms = 1000;
   if (a->conf.status_interval_s <= 0) a->conf.status_interval_s = 10;
   if (cuzk_topics_init(&a->topics, a->s_prefix, errstr, errstr_size) != CUZK_OK) goto fail;
@@ -858,8 +877,7 @@ cuzk_agent_t *cuzk_agent_new(const cuzk_agent_conf_t *conf, char *errstr, size_t
       !cuzk__set(kc, "enable.auto.offset.store", "false", errstr, errstr_size) ||
       !cuzk__set(kc, "auto.offset.reset", "earliest", errstr, errstr_size) ||
       !cuzk__set(kc, "partition.assignment.strategy", assignor, errstr, errstr_size) ||
-      (*a->s_instance &&
-       !cuzk__set(kc, "group.instance.id", a->s_instance, errstr, errstr_size)) ||
+      (*a->s_instance && !cuzk__set(kc, "group.instance.id", a->s_instance, errstr, errstr_size)) ||
       !cuzk__set_props(kc, &conf->props, errstr, errstr_size) ||
       !cuzk__set_props(kc, &conf->consumer_props, errstr, errstr_size)) {
     rd_kafka_conf_destroy(kc);
@@ -887,7 +905,9 @@ fail:
   return NULL;
 }
 
-void cuzk_agent_stop(cuzk_agent_t *a) { atomic_store(&a->stop, 1); }
+void cuzk_agent_stop(cuzk_agent_t *a) {
+  atomic_store(&a->stop, 1);
+}
 
 void cuzk_agent_stats(const cuzk_agent_t *a, cuzk_agent_stats_t *out) {
   *out = a->st;

@@ -11,11 +11,10 @@ void cuzk_agent_conf_from_config(cuzk_agent_conf_t *o, const cuzk_config_t *c) {
   o->group_instance_id = c->kafka.group_instance_id;
   o->enabled_types = c->kafka.enabled_types;
   o->framing = c->kafka.framing == CUZK_FRAMING_CONFLUENT ? 1 : 0;
-  const int64_t ids[5] = {c->kafka.confluent_schema_ids.proof_job,
-                          c->kafka.confluent_schema_ids.proof_result,
-                          c->kafka.confluent_schema_ids.partition_timing,
-                          c->kafka.confluent_schema_ids.agent_status,
-                          c->kafka.confluent_schema_ids.dead_letter};
+  const int64_t ids[5] = {
+      c->kafka.confluent_schema_ids.proof_job, c->kafka.confluent_schema_ids.proof_result,
+      c->kafka.confluent_schema_ids.partition_timing, c->kafka.confluent_schema_ids.agent_status,
+      c->kafka.confluent_schema_ids.dead_letter};
   for (int i = 0; i < 5; i++) o->confluent_ids[i] = ids[i] > 0 ? (int32_t)ids[i] : -1;
   o->max_message_bytes = (size_t)c->kafka.max_message_bytes;
   o->max_job_bytes = (size_t)c->agent.max_job_bytes;
@@ -26,18 +25,17 @@ void cuzk_agent_conf_from_config(cuzk_agent_conf_t *o, const cuzk_config_t *c) {
   o->assignor = c->kafka.assignor == CUZK_ASSIGNOR_ROUNDROBIN ? "roundrobin" : "range";
   o->props = (cuzk_agent_props_t){c->kafka.properties.n, c->kafka.properties.name,
                                   c->kafka.properties.value};
-  o->consumer_props = (cuzk_agent_props_t){c->kafka.consumer_properties.n,
-                                           c->kafka.consumer_properties.name,
-                                           c->kafka.consumer_properties.value};
-  o->producer_props = (cuzk_agent_props_t){c->kafka.producer_properties.n,
-                                           c->kafka.producer_properties.name,
-                                           c->kafka.producer_properties.value};
+  o->consumer_props =
+      (cuzk_agent_props_t){c->kafka.consumer_properties.n, c->kafka.consumer_properties.name,
+                           c->kafka.consumer_properties.value};
+  o->producer_props =
+      (cuzk_agent_props_t){c->kafka.producer_properties.n, c->kafka.producer_properties.name,
+                           c->kafka.producer_properties.value};
   o->reserve_critical = (unsigned)c->engine.admission_reserve_critical;
 }
 
-cuzk_err_t cuzk_agent_engine_conf_from_config(cuzk_agent_engine_conf_t *o,
-                                              const cuzk_config_t *c, char *errstr,
-                                              size_t errstr_size) {
+cuzk_err_t cuzk_agent_engine_conf_from_config(cuzk_agent_engine_conf_t *o, const cuzk_config_t *c,
+                                              char *errstr, size_t errstr_size) {
   memset(o, 0, sizeof *o);
   cuzk_err_t e = cuzk_config_memory_budget(c, NULL, &o->memory_budget, errstr, errstr_size);
   if (e != CUZK_OK) return e;

@@ -56,11 +56,12 @@ typedef struct {
 
 static void demo_on_result(void *ctx, const cuzk_agent_result_info_t *r) {
   demo_t *d = ctx;
-  printf("  result  job_id=%-10s status=%-8s proof_bytes=%zu partitions=%d verified=%s "
-         "total_ms=%lld%s%s\n",
-         r->job_id, cuzk_jobspec_status_name(r->status), r->proof_len, (int)r->partitions,
-         r->verified ? "true" : "false", (long long)r->total_ms, r->error_code ? " error=" : "",
-         r->error_code ? r->error_code : "");
+  printf(
+      "  result  job_id=%-10s status=%-8s proof_bytes=%zu partitions=%d verified=%s "
+      "total_ms=%lld%s%s\n",
+      r->job_id, cuzk_jobspec_status_name(r->status), r->proof_len, (int)r->partitions,
+      r->verified ? "true" : "false", (long long)r->total_ms, r->error_code ? " error=" : "",
+      r->error_code ? r->error_code : "");
   if (r->error_message && r->status != CUZK_RESULT_OK) printf("          %s\n", r->error_message);
   fflush(stdout);
   if (r->status == CUZK_RESULT_OK && r->verified) d->ok_verified++;
@@ -93,14 +94,18 @@ static int demo_run(int argc, char **argv) {
   long jobs = 4, log_n = 10;
   bool keep = false, verbose = false;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--keep") == 0) keep = true;
-    else if (strcmp(argv[i], "--verbose") == 0) verbose = true;
+    if (strcmp(argv[i], "--keep") == 0)
+      keep = true;
+    else if (strcmp(argv[i], "--verbose") == 0)
+      verbose = true;
     else if ((strcmp(argv[i], "--jobs") == 0 || strcmp(argv[i], "--log-n") == 0) && i + 1 < argc) {
       char *end;
       long v = strtol(argv[i + 1], &end, 10);
       if (*end) return cuzk_cli_usage_error("demo", "%s needs a number", argv[i]);
-      if (argv[i][2] == 'j') jobs = v;
-      else log_n = v;
+      if (argv[i][2] == 'j')
+        jobs = v;
+      else
+        log_n = v;
       i++;
     } else {
       return cuzk_cli_usage_error("demo", "unknown option '%s'", argv[i]);
@@ -113,8 +118,9 @@ static int demo_run(int argc, char **argv) {
 
   printf("cuzk demo: embedded Kafka (librdkafka mock cluster), %ld synthetic job(s) of 2^%ld\n",
          jobs, log_n);
-  printf("NOTE: synthetic jobs are the only proof type this build can prove today; the\n"
-         "      parameters are INSECURE test parameters. Nothing here is a Filecoin proof.\n\n");
+  printf(
+      "NOTE: synthetic jobs are the only proof type this build can prove today; the\n"
+      "      parameters are INSECURE test parameters. Nothing here is a Filecoin proof.\n\n");
   char err[1024];
   int rc = CUZK_EXIT_FAIL;
   /* 1. the mock cluster and topics */
@@ -146,8 +152,8 @@ static int demo_run(int argc, char **argv) {
   }
   char logn_s[8];
   snprintf(logn_s, sizeof logn_s, "%ld", log_n);
-  char *setup_argv[] = {"cuzk", "setup", "--circuit", "synthetic", "--log-n", logn_s,
-                        "--out", dir, NULL};
+  char *setup_argv[] = {"cuzk", "setup", "--circuit", "synthetic", "--log-n",
+                        logn_s, "--out", dir,         NULL};
   printf("[2/5] cuzk setup --circuit synthetic --log-n %s --out %s\n", logn_s, dir);
   fflush(stdout);
   if (cuzk_cli_main(8, setup_argv) != 0) {
@@ -248,10 +254,11 @@ static int demo_run(int argc, char **argv) {
       printf("  %-10s %9.1f %9.1f %9.1f %9.1f %9.1f %7s\n", d.rows[i].id, d.rows[i].queue_ms,
              d.rows[i].synth_ms, d.rows[i].prove_ms, d.rows[i].finish_ms, d.rows[i].total_ms,
              d.rows[i].pinned ? "yes" : "no");
-  printf("\n%d of %d job(s) proved and verified in %.1f s (including the group join); "
-         "%llu timing and %llu status record(s) published\n",
-         d.ok_verified, d.want, wall_s, (unsigned long long)st.timings,
-         (unsigned long long)st.statuses);
+  printf(
+      "\n%d of %d job(s) proved and verified in %.1f s (including the group join); "
+      "%llu timing and %llu status record(s) published\n",
+      d.ok_verified, d.want, wall_s, (unsigned long long)st.timings,
+      (unsigned long long)st.statuses);
   rc = d.ok_verified == d.want ? CUZK_EXIT_OK : CUZK_EXIT_FAIL;
 out_dir:
   if (keep) {

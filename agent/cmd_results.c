@@ -49,11 +49,16 @@ static int results_run(int argc, char **argv) {
       continue;
     }
     if (i + 1 >= argc) return cuzk_cli_usage_error("results", "%s needs a value", a);
-    if (strcmp(a, "--job-id") == 0) job_id = argv[++i];
-    else if (strcmp(a, "--brokers") == 0) brokers = argv[++i];
-    else if (strcmp(a, "--prefix") == 0) prefix = argv[++i];
-    else if (strcmp(a, "--timeout-s") == 0) timeout_s = atol(argv[++i]);
-    else return cuzk_cli_usage_error("results", "unknown option '%s'", a);
+    if (strcmp(a, "--job-id") == 0)
+      job_id = argv[++i];
+    else if (strcmp(a, "--brokers") == 0)
+      brokers = argv[++i];
+    else if (strcmp(a, "--prefix") == 0)
+      prefix = argv[++i];
+    else if (strcmp(a, "--timeout-s") == 0)
+      timeout_s = atol(argv[++i]);
+    else
+      return cuzk_cli_usage_error("results", "unknown option '%s'", a);
   }
   if (!brokers || !*brokers)
     return cuzk_cli_usage_error("results", "no brokers: use --brokers or $KAFKA_BROKERS");
@@ -88,7 +93,9 @@ static int results_run(int argc, char **argv) {
   rd_kafka_topic_destroy(rkt);
   if (e || md->topic_cnt != 1 || md->topics[0].err) {
     fprintf(stderr, "cuzk results: topic %s: %s\n", topic,
-            rd_kafka_err2str(e ? e : md->topic_cnt ? md->topics[0].err : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
+            rd_kafka_err2str(e               ? e
+                             : md->topic_cnt ? md->topics[0].err
+                                             : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
     if (md) rd_kafka_metadata_destroy(md);
     rd_kafka_destroy(rk);
     cuzk_avro_codec_free(codec);

@@ -68,16 +68,26 @@ static int submit_run(int argc, char **argv) {
     const char *a = argv[i];
     const char **sp = NULL;
     long long *ip = NULL;
-    if (strcmp(a, "--type") == 0) sp = &type_s;
-    else if (strcmp(a, "--vanilla") == 0) sp = &vanilla;
-    else if (strcmp(a, "--job-id") == 0) sp = &job_id;
-    else if (strcmp(a, "--brokers") == 0) sp = &brokers;
-    else if (strcmp(a, "--prefix") == 0) sp = &prefix;
-    else if (strcmp(a, "--circuit") == 0) sp = &circuit;
-    else if (strcmp(a, "--inline-max") == 0) ip = &inline_max;
-    else if (strcmp(a, "--deadline-s") == 0) ip = &deadline_s;
-    else if (strcmp(a, "--partition") == 0) ip = &partition;
-    else return cuzk_cli_usage_error("submit", "unknown option '%s'", a);
+    if (strcmp(a, "--type") == 0)
+      sp = &type_s;
+    else if (strcmp(a, "--vanilla") == 0)
+      sp = &vanilla;
+    else if (strcmp(a, "--job-id") == 0)
+      sp = &job_id;
+    else if (strcmp(a, "--brokers") == 0)
+      sp = &brokers;
+    else if (strcmp(a, "--prefix") == 0)
+      sp = &prefix;
+    else if (strcmp(a, "--circuit") == 0)
+      sp = &circuit;
+    else if (strcmp(a, "--inline-max") == 0)
+      ip = &inline_max;
+    else if (strcmp(a, "--deadline-s") == 0)
+      ip = &deadline_s;
+    else if (strcmp(a, "--partition") == 0)
+      ip = &partition;
+    else
+      return cuzk_cli_usage_error("submit", "unknown option '%s'", a);
     if (i + 1 >= argc) return cuzk_cli_usage_error("submit", "%s needs a value", a);
     if (sp) {
       *sp = argv[++i];
@@ -94,7 +104,8 @@ static int submit_run(int argc, char **argv) {
   bool synthetic = circuit && strncmp(circuit, "synthetic", 9) == 0;
   if (!vanilla && !synthetic)
     return cuzk_cli_usage_error("submit", "--vanilla is required (or --circuit synthetic-N)");
-  if (!brokers) return cuzk_cli_usage_error("submit", "no brokers: use --brokers or $KAFKA_BROKERS");
+  if (!brokers)
+    return cuzk_cli_usage_error("submit", "no brokers: use --brokers or $KAFKA_BROKERS");
   char err[1024];
   cuzk_topics_t topics;
   if (cuzk_topics_init(&topics, prefix, err, sizeof err) != CUZK_OK)

@@ -25,9 +25,9 @@ typedef struct {
 
 static void cuzk__bind_done(void *user, const cuzk_job_result_t *r) {
   cuzk__bind_job_t *bj = user;
-  cuzk_agent_job_done_t d = {r->job_id,     r->status,     r->message,
-                             r->proof,      r->proof_len,  r->partitions,
-                             r->verified,   r->submitted_wall_us, r->finished_wall_us};
+  cuzk_agent_job_done_t d = {r->job_id,          r->status,     r->message,  r->proof,
+                             r->proof_len,       r->partitions, r->verified, r->submitted_wall_us,
+                             r->finished_wall_us};
   bj->done(bj->user, &d);
   free(bj);
 }
@@ -90,7 +90,8 @@ static cuzk_err_t cuzk__bind_submit(cuzk_agent_engine_t *e, const cuzk_agent_job
   j.payload_len = job->payload_len;
   j.priority = job->priority;
   j.deadline_wall_ms = job->deadline_wall_ms;
-  cuzk_err_t err = cuzk_engine_submit(b->engine, &j, cuzk__bind_done, bj, NULL, errstr, errstr_size);
+  cuzk_err_t err =
+      cuzk_engine_submit(b->engine, &j, cuzk__bind_done, bj, NULL, errstr, errstr_size);
   if (err != CUZK_OK) free(bj);
   return err;
 }
@@ -145,7 +146,7 @@ cuzk_agent_engine_t *cuzk_agent_engine_new(const cuzk_agent_engine_conf_t *conf,
   ec.memory_budget = conf->memory_budget;
   ec.synthesis_workers = conf->synthesis_workers;
   if (conf->gpu_workers_per_device) ec.gpu_workers_per_device = conf->gpu_workers_per_device;
-  ec.verify = conf->verify == 1 ? CUZK_VERIFY_SAMPLE
+  ec.verify = conf->verify == 1   ? CUZK_VERIFY_SAMPLE
               : conf->verify == 2 ? CUZK_VERIFY_NEVER
                                   : CUZK_VERIFY_ALWAYS;
   ec.verify_sample_percent = conf->verify_sample_percent;

@@ -53,7 +53,9 @@ static size_t cuzk__curl_write(char *ptr, size_t size, size_t nmemb, void *ud) {
 }
 
 static pthread_once_t cuzk__curl_once = PTHREAD_ONCE_INIT;
-static void cuzk__curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+static void cuzk__curl_init(void) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 static cuzk_err_t cuzk__fetch_http(const char *uri, size_t max, int timeout_s, uint8_t **out,
                                    size_t *out_len, char *errstr, size_t n) {

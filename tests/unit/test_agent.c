@@ -49,8 +49,8 @@ typedef struct {
 } stub_t;
 
 static void stub_answer(stub_job_t *j, cuzk_err_t st) {
-  cuzk_agent_job_done_t r = {j->id, st, "stand-in engine: no prover in this test", NULL, 0, 1,
-                             false, 0, 0};
+  cuzk_agent_job_done_t r = {
+      j->id, st, "stand-in engine: no prover in this test", NULL, 0, 1, false, 0, 0};
   j->done(j->user, &r);
   free(j);
 }
@@ -160,12 +160,12 @@ static void produce_raw(cluster_t *c, cuzk_topic_t t, int32_t part, const char *
   rd_kafka_conf_set(kc, "bootstrap.servers", c->brokers, err, sizeof err);
   rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, kc, err, sizeof err);
   assert_non_null(p);
-  assert_int_equal(rd_kafka_producev(p, RD_KAFKA_V_TOPIC(c->topics.names[t]),
-                                     RD_KAFKA_V_PARTITION(part),
-                                     RD_KAFKA_V_KEY(key, key ? strlen(key) : 0),
-                                     RD_KAFKA_V_VALUE((void *)val, len),
-                                     RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
-                   0);
+  assert_int_equal(
+      rd_kafka_producev(p, RD_KAFKA_V_TOPIC(c->topics.names[t]), RD_KAFKA_V_PARTITION(part),
+                        RD_KAFKA_V_KEY(key, key ? strlen(key) : 0),
+                        RD_KAFKA_V_VALUE((void *)val, len),
+                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+      0);
   assert_int_equal(rd_kafka_flush(p, 10000), 0);
   rd_kafka_destroy(p);
 }
@@ -226,8 +226,8 @@ static size_t read_all(cluster_t *c, cuzk_topic_t t, msg_t *out, size_t want, in
   return n;
 }
 
-static int64_t committed(cluster_t *c, const char *group, cuzk_topic_t t, int32_t part,
-                         char *meta, size_t meta_n) {
+static int64_t committed(cluster_t *c, const char *group, cuzk_topic_t t, int32_t part, char *meta,
+                         size_t meta_n) {
   char err[512];
   rd_kafka_conf_t *kc = rd_kafka_conf_new();
   rd_kafka_conf_set(kc, "bootstrap.servers", c->brokers, err, sizeof err);

@@ -29,8 +29,8 @@ static void test_sha256_vector(void **state) {
   /* FIPS 180-2, appendix B.1: SHA-256("abc") */
   uint8_t want[32], got[32];
   assert_int_equal(
-      cuzk_hex_decode_exact(want, 32,
-                            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 64, 0),
+      cuzk_hex_decode_exact(
+          want, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", 64, 0),
       CUZK_OK);
   cuzk_payload_sha256(got, (const uint8_t *)"abc", 3);
   assert_memory_equal(got, want, 32);
@@ -65,9 +65,9 @@ static void test_file(void **state) {
   }
   uint8_t *got = NULL;
   size_t got_len = 0;
-  assert_int_equal(cuzk_payload_fetch(uri, sha, (int64_t)len, 1 << 20, 5, &got, &got_len, err,
-                                      sizeof err),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_payload_fetch(uri, sha, (int64_t)len, 1 << 20, 5, &got, &got_len, err, sizeof err),
+      CUZK_OK);
   assert_int_equal(got_len, len);
   assert_memory_equal(got, buf, len);
   free(got);
@@ -79,14 +79,14 @@ static void test_file(void **state) {
   uint8_t bad[32];
   memcpy(bad, sha, 32);
   bad[cuzk_test_rng_next(&rng) % 32] ^= (uint8_t)(1u << (cuzk_test_rng_next(&rng) % 8));
-  assert_int_equal(cuzk_payload_fetch(uri, bad, (int64_t)len, 1 << 20, 5, &got, &got_len, err,
-                                      sizeof err),
-                   CUZK_ERR_CHECKSUM);
+  assert_int_equal(
+      cuzk_payload_fetch(uri, bad, (int64_t)len, 1 << 20, 5, &got, &got_len, err, sizeof err),
+      CUZK_ERR_CHECKSUM);
   assert_null(got);
   assert_non_null(strstr(err, path));
-  assert_int_equal(cuzk_payload_fetch(uri, sha, (int64_t)len + 1, 1 << 20, 5, &got, &got_len, err,
-                                      sizeof err),
-                   CUZK_ERR_TRUNCATED);
+  assert_int_equal(
+      cuzk_payload_fetch(uri, sha, (int64_t)len + 1, 1 << 20, 5, &got, &got_len, err, sizeof err),
+      CUZK_ERR_TRUNCATED);
   assert_int_equal(
       cuzk_payload_fetch(uri, sha, (int64_t)len, len - 1, 5, &got, &got_len, err, sizeof err),
       CUZK_ERR_TOO_LARGE);
