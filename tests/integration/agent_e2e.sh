@@ -106,6 +106,14 @@ st = load("status.json")
 assert st and all(s["agent_id"] == "agent-a" for s in st), st
 print(f"ok: {len(res)} results, {len(dl)} dead letters, {len(tm)} timings, {len(st)} statuses")
 PY
+# the operator tool reads the same results
+"$cuzk" results --brokers "$KAFKA_BROKERS" --prefix "$prefix" --job-id good-3 > "$work/cli.txt" ||
+  fail "cuzk results --job-id good-3 did not report OK"
+grep -q "job_id=good-3 status=OK proof_bytes=192 partitions=1 verified=true agent=agent-a" "$work/cli.txt" ||
+  fail "cuzk results printed: $(cat "$work/cli.txt")"
+"$cuzk" results --brokers "$KAFKA_BROKERS" --prefix "$prefix" > "$work/cli_all.txt"
+[ "$(grep -c "^job_id=" "$work/cli_all.txt")" -eq 8 ] || fail "cuzk results listed $(wc -l < "$work/cli_all.txt") lines, want 8"
+grep -q "job_id=junk status=REJECTED .*error=CUZK_ERR_PARSE" "$work/cli_all.txt" || fail "no REJECTED line for junk"
 log "single agent ok ($(( $(date +%s) - t0 )) s)"
 
 # a second agent joins the group; jobs on both partitions of each topic are shared
