@@ -1020,10 +1020,7 @@ cuzk_err_t cuzk_agent_run(cuzk_agent_t *a) {
 
 void cuzk_agent_free(cuzk_agent_t *a) {
   if (!a) return;
-  if (a->conf.engine) {
-    atomic_store(&a->conf.engine->on_timing, (cuzk_agent_timing_fn)NULL);
-    atomic_store(&a->conf.engine->on_timing_ctx, (void *)NULL);
-  }
+  /* the engine is already freed (agent.h): its table is not touched here */
   if (a->consumer) rd_kafka_destroy(a->consumer);
   if (a->producer) {
     rd_kafka_purge(a->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
