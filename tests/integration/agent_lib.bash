@@ -96,12 +96,17 @@ wait_results() {
   fail "only $n of $want results within $2 s"
 }
 
-# stop_agent PID: SIGTERM and wait (graceful shutdown); fails when it does not exit in 30 s.
+# stop_agent PID: SIGTERM and wait (graceful shutdown); fails when it does not exit 0 within 30 s.
 stop_agent() {
   kill -TERM "$1"
   local i
   for i in $(seq 1 300); do
-    kill -0 "$1" 2>/dev/null || { wait "$1" || true; return 0; }
+    if ! kill -0 "$1" 2>/dev/null; then
+      local rc=0
+      wait "$1" || rc=$?
+      [ "$rc" -eq 0 ] || fail "agent $1 exited $rc after SIGTERM"
+      return 0
+    fi
     sleep 0.1
   done
   fail "agent $1 did not stop within 30 s of SIGTERM"
