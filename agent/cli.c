@@ -130,6 +130,16 @@ int cuzk_cli_main(int argc, char **argv) {
       return cuzk__cmds[i]->run(argc - 1, argv + 1);
     }
   }
+  static const cuzk_cmd_t *const hidden[] = {&cuzk_cmd_metrics_selftest};
+  for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
+    if (strcmp(name, hidden[i]->name) == 0) {
+      if (cuzk_cli_wants_help(argc - 1, argv + 1)) {
+        hidden[i]->usage(stdout);
+        return CUZK_EXIT_OK;
+      }
+      return hidden[i]->run(argc - 1, argv + 1);
+    }
+  }
   return cuzk_cli_usage_error(NULL, "unknown command '%s'", name);
 }
 

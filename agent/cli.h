@@ -49,5 +49,7 @@ extern const cuzk_cmd_t cuzk_cmd_setup;
 extern const cuzk_cmd_t cuzk_cmd_submit;
 extern const cuzk_cmd_t cuzk_cmd_verify;
 extern const cuzk_cmd_t cuzk_cmd_version;
+/* Hidden (not listed in --help): test helpers. */
+extern const cuzk_cmd_t cuzk_cmd_metrics_selftest;
 
 #endif
