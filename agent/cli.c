@@ -15,10 +15,13 @@
 static const cuzk_cmd_t *const cuzk__cmds[] = {
     &cuzk_cmd_agent,
     &cuzk_cmd_bench,
+    &cuzk_cmd_demo,
     &cuzk_cmd_hash,
     &cuzk_cmd_inspect,
     &cuzk_cmd_prove,
+    &cuzk_cmd_results,
     &cuzk_cmd_setup,
+    &cuzk_cmd_submit,
     &cuzk_cmd_verify,
     &cuzk_cmd_version,
 };

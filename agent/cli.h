@@ -40,10 +40,13 @@ int cuzk_cuda_built(void);             /* 1 when the CUDA backend is compiled in
 /* Subcommands, each in its own agent/cmd_*.c. */
 extern const cuzk_cmd_t cuzk_cmd_agent;
 extern const cuzk_cmd_t cuzk_cmd_bench;
+extern const cuzk_cmd_t cuzk_cmd_demo;
 extern const cuzk_cmd_t cuzk_cmd_hash;
 extern const cuzk_cmd_t cuzk_cmd_inspect;
 extern const cuzk_cmd_t cuzk_cmd_prove;
+extern const cuzk_cmd_t cuzk_cmd_results;
 extern const cuzk_cmd_t cuzk_cmd_setup;
+extern const cuzk_cmd_t cuzk_cmd_submit;
 extern const cuzk_cmd_t cuzk_cmd_verify;
 extern const cuzk_cmd_t cuzk_cmd_version;
 /* Hidden (not listed in --help): test helpers. */
