@@ -61,4 +61,19 @@ void cuzk_fp_to_le(uint8_t out[CUZK_FP_BYTES], const cuzk_fp_t *a);
 /* A uniformly random element from OpenSSL's CSPRNG; CUZK_ERR_INTERNAL if RAND_bytes fails. */
 cuzk_err_t cuzk_fp_random(cuzk_fp_t *out);
 
+/* Inverts n elements in place with one inversion (Montgomery's trick); zeros stay zero.
+ * `scratch` holds n elements. Variable time. */
+void cuzk_fp_batch_inv(cuzk_fp_t *a, size_t n, cuzk_fp_t *scratch);
+
+/* The portable (unsigned __int128) multiplication path, whatever the CPU supports. */
+void cuzk_fp_mul_portable(cuzk_fp_t *out, const cuzk_fp_t *a, const cuzk_fp_t *b);
+void cuzk_fp_sqr_portable(cuzk_fp_t *out, const cuzk_fp_t *a);
+
+/* Fp and Fr multiply with mulx/adcx/adox when CPUID reports BMI2 and ADX (x86-64), else with
+ * the portable code. cuzk_ff_force_portable(true) selects the portable path everywhere (for
+ * tests and benchmarks; call it only while no other thread does field arithmetic);
+ * cuzk_ff_uses_adx() says which path is active. */
+void cuzk_ff_force_portable(bool on);
+bool cuzk_ff_uses_adx(void);
+
 #endif

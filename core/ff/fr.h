@@ -60,4 +60,8 @@ cuzk_err_t cuzk_fr_random(cuzk_fr_t *out); /* OpenSSL CSPRNG, uniform */
 void cuzk_fr_generator(cuzk_fr_t *out);
 void cuzk_fr_root_of_unity(cuzk_fr_t *out, unsigned log_n);
 
+/* The portable (unsigned __int128) multiplication path; see cuzk_ff_force_portable in fp.h. */
+void cuzk_fr_mul_portable(cuzk_fr_t *out, const cuzk_fr_t *a, const cuzk_fr_t *b);
+void cuzk_fr_sqr_portable(cuzk_fr_t *out, const cuzk_fr_t *a);
+
 #endif
