@@ -13,4 +13,8 @@ typedef struct {
   void (*usage)(FILE *out);
 } cuzk_bench_t;
 
+/* Benchmarks, each defined in its agent/bench_*.c. */
+extern const cuzk_bench_t cuzk_bench_msm; /* bench_gpu.c */
+extern const cuzk_bench_t cuzk_bench_ntt; /* bench_gpu.c */
+
 #endif

@@ -91,10 +91,10 @@ template <class P>
 __device__ __forceinline__ void cuzk__reduce_once(uint32_t x[P::N]) {
   constexpr int N = P::N;
   uint32_t d[N], borrow;
-  asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(x[0]), "r"(P::m(0)));
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(x[0]), "r"(P::m(0)));
 #pragma unroll
-  for (int i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(x[i]), "r"(P::m(i)));
-  asm("subc.u32 %0, 0, 0;" : "=r"(borrow));
+  for (int i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(x[i]), "r"(P::m(i)));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
   bool keep = borrow != 0;
 #pragma unroll
   for (int i = 0; i < N; i++) x[i] = keep ? x[i] : d[i];
@@ -104,9 +104,9 @@ template <class P>
 __device__ __forceinline__ fe<P> add(const fe<P> &a, const fe<P> &b) {
   constexpr int N = P::N;
   fe<P> r;
-  asm("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
-  for (int i = 1; i < N; i++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+  for (int i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
   cuzk__reduce_once<P>(r.v);
   return r;
 }
@@ -116,14 +116,14 @@ __device__ __forceinline__ fe<P> sub(const fe<P> &a, const fe<P> &b) {
   constexpr int N = P::N;
   fe<P> r;
   uint32_t borrow;
-  asm("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
-  for (int i = 1; i < N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
-  asm("subc.u32 %0, 0, 0;" : "=r"(borrow));
+  for (int i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
   uint32_t mask = borrow; /* 0 or 0xffffffff */
-  asm("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(P::m(0) & mask));
+  asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(P::m(0) & mask));
 #pragma unroll
-  for (int i = 1; i < N; i++) asm("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(P::m(i) & mask));
+  for (int i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(P::m(i) & mask));
   return r;
 }
 
@@ -146,26 +146,26 @@ __device__ __forceinline__ fe<P> mul(const fe<P> &a, const fe<P> &b) {
 #pragma unroll
   for (int i = 0; i < N; i++) {
     const uint32_t bi = b.v[i];
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
 #pragma unroll
-    for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-    asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
+    for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
+    asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
 #pragma unroll
-    for (int j = 1; j < N; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    for (int j = 1; j < N; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
 
     const uint32_t q = t[0] * P::INV;
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(q), "r"(P::m(0)));
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(q), "r"(P::m(0)));
 #pragma unroll
-    for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(q), "r"(P::m(j)));
-    asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(q), "r"(P::m(0)));
+    for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(q), "r"(P::m(j)));
+    asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(q), "r"(P::m(0)));
 #pragma unroll
-    for (int j = 1; j < N; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(q), "r"(P::m(j)));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    for (int j = 1; j < N; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(q), "r"(P::m(j)));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
     /* t[0] is now 0: shift one limb down */
 #pragma unroll
     for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];

@@ -16,6 +16,8 @@
 #include "cuda/status.cuh"
 
 #include <cub/cub.cuh>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 
 using namespace cuzk_gpu;
@@ -110,7 +112,7 @@ __device__ __forceinline__ void flush(uint32_t key, const g1_xyzz &acc, bool hea
   }
 }
 
-__global__ void __launch_bounds__(256) msm_accumulate(const uint32_t *keys, const uint32_t *vals, const g1_aff *bases,
+__global__ void __launch_bounds__(256, 2) msm_accumulate(const uint32_t *keys, const uint32_t *vals, const g1_aff *bases,
                                                       size_t M, uint32_t L, uint32_t sentinel, uint32_t bucket_base,
                                                       g1_xyzz *buckets, g1_xyzz *H, g1_xyzz *Tp,
                                                       uint32_t *split_list, uint32_t *split_count) {
@@ -158,7 +160,14 @@ __global__ void __launch_bounds__(FIX_THREADS) msm_fixup(const uint32_t *keys, s
     const uint32_t b = keys[t * L + L - 1];
     if (b >= sentinel) continue;
     if (threadIdx.x == 0) {
-      size_t lo = (t + 1) * L, hi = M; /* first index in [lo, hi) with key > b */
+      /* first index past (t+1)L with key > b: gallop by whole chunks, then bisect */
+      size_t lo = (t + 1) * L, step = L, hi = lo;
+      while (hi < M && keys[hi] <= b) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      if (hi > M) hi = M;
       while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (keys[mid] > b) hi = mid; else lo = mid + 1;
@@ -205,22 +214,31 @@ __global__ void __launch_bounds__(128) msm_bucket_reduce(const g1_xyzz *buckets,
   seg[id] = total;
 }
 
-__global__ void __launch_bounds__(128) msm_final(const g1_xyzz *seg, int W, int G, int c, fp_t *out) {
-  __shared__ g1_xyzz win[128];
-  const int w = threadIdx.x;
-  if (w < W) {
-    g1_xyzz acc = g1_xyzz::inf();
-    for (int g = 0; g < G; g++) acc = g1_add(acc, seg[w * G + g]);
-    win[w] = acc;
-  }
+constexpr int WSUM_THREADS = 128;
+
+/* win[w] = sum of the G segment sums of window w: one block per window, tree reduction. */
+__global__ void __launch_bounds__(WSUM_THREADS) msm_window_sum(const g1_xyzz *seg, int G, g1_xyzz *win) {
+  __shared__ g1_xyzz red[WSUM_THREADS];
+  const int w = blockIdx.x;
+  g1_xyzz acc = g1_xyzz::inf();
+  for (int g = threadIdx.x; g < G; g += WSUM_THREADS) acc = g1_add(acc, seg[(size_t)w * G + g]);
+  red[threadIdx.x] = acc;
   __syncthreads();
-  if (threadIdx.x != 0) return;
+  for (int off = WSUM_THREADS / 2; off > 0; off >>= 1) {
+    if (threadIdx.x < off) red[threadIdx.x] = g1_add(red[threadIdx.x], red[threadIdx.x + off]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) win[w] = red[0];
+}
+
+/* Horner over windows, then XYZZ -> Jacobian (X*ZZ^2, Y*ZZZ^2, ZZZ), using ZZ^3 = ZZZ^2. */
+__global__ void msm_final(const g1_xyzz *win, int W, int c, fp_t *out) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
   g1_xyzz acc = win[W - 1];
   for (int i = W - 2; i >= 0; i--) {
     for (int k = 0; k < c; k++) acc = g1_dbl(acc);
     acc = g1_add(acc, win[i]);
   }
-  /* XYZZ -> Jacobian: (X*ZZ^2, Y*ZZZ^2, ZZZ), using ZZ^3 = ZZZ^2 */
   out[0] = mul<FpP>(acc.X, sqr<FpP>(acc.ZZ));
   out[1] = mul<FpP>(acc.Y, sqr<FpP>(acc.ZZZ));
   out[2] = acc.ZZZ;
@@ -232,7 +250,9 @@ struct cuzk_gpu_msm {
   int dev;
   int sm_count;
   cudaStream_t stream;
-  scratch scal, keys[2], vals[2], sort_tmp, H, Tp, split, buckets, seg, result;
+  scratch scal, keys[2], vals[2], sort_tmp, H, Tp, split, buckets, seg, win, result;
+  cudaEvent_t ev[8];
+  bool profile;
 };
 
 static cudaError_t grow(scratch &s, size_t bytes) {
@@ -283,6 +303,9 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_new(cuzk_gpu_msm_t **out, int dev) {
   ctx->dev = dev;
   cudaError_t e = cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, dev);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
+  for (int i = 0; i < 8 && e == cudaSuccess; i++) e = cudaEventCreate(&ctx->ev[i]);
+  const char *prof = getenv("CUZK_GPU_PROFILE");
+  ctx->profile = prof && *prof && *prof != '0';
   if (e != cudaSuccess) {
     delete ctx;
     return cuzk_gpu__from_cuda(e, "msm_new");
@@ -295,7 +318,8 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm_t *ctx) {
   if (!ctx) return;
   cudaSetDevice(ctx->dev);
   scratch *all[] = {&ctx->scal, &ctx->keys[0], &ctx->keys[1], &ctx->vals[0], &ctx->vals[1], &ctx->sort_tmp,
-                    &ctx->H, &ctx->Tp, &ctx->split, &ctx->buckets, &ctx->seg, &ctx->result};
+                    &ctx->H, &ctx->Tp, &ctx->split, &ctx->buckets, &ctx->seg, &ctx->win, &ctx->result};
+  for (cudaEvent_t e : ctx->ev) cudaEventDestroy(e);
   for (scratch *s : all) cudaFree(s->p);
   cudaStreamDestroy(ctx->stream);
   delete ctx;
@@ -335,14 +359,16 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
   const int W = (256 + c - 1) / c;
   const int log_b = c - 1;
   const uint32_t B = 1u << log_b;
-  int log_g = log_b < 8 ? log_b : 8;
+  int log_g = log_b < 10 ? log_b : 10;
   const int G = 1 << log_g;
   int wg = (int)(MAX_GROUP_ENTRIES / n);
   if (wg < 1) wg = 1;
   if (wg > W) wg = W;
   const size_t M = (size_t)wg * n;
-  size_t L = 4;
-  while (L < 256 && M / (L * 2) >= (size_t)ctx->sm_count * 4096) L *= 2;
+  /* chunk length: about twice the mean bucket size, so most buckets fit in one chunk, while
+   * keeping several waves of threads */
+  size_t L = 8;
+  while (L < 256 && L < 2 * (M / ((size_t)wg * B)) && M / (L * 2) >= (size_t)ctx->sm_count * 512) L *= 2;
   const size_t chunks = (M + L - 1) / L;
 
   MSM_TRY(grow(ctx->scal, n * sizeof(fr_t)));
@@ -355,6 +381,7 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
   MSM_TRY(grow(ctx->split, (chunks + 1) * 4));
   MSM_TRY(grow(ctx->buckets, (size_t)W * B * sizeof(g1_xyzz)));
   MSM_TRY(grow(ctx->seg, (size_t)W * G * sizeof(g1_xyzz)));
+  MSM_TRY(grow(ctx->win, (size_t)W * sizeof(g1_xyzz)));
   MSM_TRY(grow(ctx->result, 3 * sizeof(fp_t)));
 
   int sort_bits = 1;
@@ -366,6 +393,18 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
   MSM_TRY(grow(ctx->sort_tmp, tmp_bytes));
 
   /* scalars to canonical form in ctx->scal */
+  float ph[5] = {0, 0, 0, 0, 0}; /* prep, digits+sort, accumulate, fixup, reduce+final */
+  auto mark = [&](int i) {
+    if (ctx->profile) cudaEventRecord(ctx->ev[i], st);
+  };
+  auto lap = [&](int a, int b, int slot) {
+    if (!ctx->profile) return;
+    float ms = 0;
+    cudaEventSynchronize(ctx->ev[b]);
+    cudaEventElapsedTime(&ms, ctx->ev[a], ctx->ev[b]);
+    ph[slot] += ms;
+  };
+  mark(0);
   const fr_t *src = static_cast<const fr_t *>(scalars);
   if (!(flags & CUZK_GPU_MSM_SCALARS_ON_DEVICE)) {
     MSM_TRY(cudaMemcpyAsync(ctx->scal.p, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, st));
@@ -380,7 +419,10 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
   g1_xyzz *buckets = static_cast<g1_xyzz *>(ctx->buckets.p);
   uint32_t *split_count = static_cast<uint32_t *>(ctx->split.p);
   uint32_t *split_list = split_count + 1;
+  mark(1);
+  lap(0, 1, 0);
   for (int w0 = 0; w0 < W; w0 += wg) {
+    mark(2);
     const int g = (W - w0) < wg ? (W - w0) : wg;
     const size_t m = (size_t)g * n;
     const uint32_t sentinel = (uint32_t)g * B;
@@ -390,22 +432,36 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
     MSM_TRY(cudaGetLastError());
     size_t tb = ctx->sort_tmp.bytes;
     MSM_TRY(cub::DeviceRadixSort::SortPairs(ctx->sort_tmp.p, tb, k2, v2, (int)m, 0, sort_bits, st));
+    mark(3);
+    lap(2, 3, 1);
     MSM_TRY(cudaMemsetAsync(split_count, 0, 4, st));
     const size_t ch = (m + L - 1) / L;
     msm_accumulate<<<(unsigned)((ch + 255) / 256), 256, 0, st>>>(
         k2.Current(), v2.Current(), bases->d + offset, m, (uint32_t)L, sentinel, (uint32_t)w0 * B, buckets,
         static_cast<g1_xyzz *>(ctx->H.p), static_cast<g1_xyzz *>(ctx->Tp.p), split_list, split_count);
     MSM_TRY(cudaGetLastError());
+    mark(7);
+    lap(3, 7, 2);
     msm_fixup<<<(unsigned)(ctx->sm_count * 8), FIX_THREADS, 0, st>>>(
         k2.Current(), m, (uint32_t)L, sentinel, (uint32_t)w0 * B, static_cast<g1_xyzz *>(ctx->H.p),
         static_cast<g1_xyzz *>(ctx->Tp.p), split_list, split_count, buckets);
     MSM_TRY(cudaGetLastError());
+    mark(4);
+    lap(7, 4, 3);
   }
+  mark(5);
   const unsigned rt = (unsigned)W * (unsigned)G;
   msm_bucket_reduce<<<(rt + 127) / 128, 128, 0, st>>>(buckets, W, log_b, log_g, static_cast<g1_xyzz *>(ctx->seg.p));
   MSM_TRY(cudaGetLastError());
-  msm_final<<<1, 128, 0, st>>>(static_cast<g1_xyzz *>(ctx->seg.p), W, G, c, static_cast<fp_t *>(ctx->result.p));
+  msm_window_sum<<<W, WSUM_THREADS, 0, st>>>(static_cast<g1_xyzz *>(ctx->seg.p), G, static_cast<g1_xyzz *>(ctx->win.p));
   MSM_TRY(cudaGetLastError());
+  msm_final<<<1, 32, 0, st>>>(static_cast<g1_xyzz *>(ctx->win.p), W, c, static_cast<fp_t *>(ctx->result.p));
+  MSM_TRY(cudaGetLastError());
+  mark(6);
+  lap(5, 6, 4);
+  if (ctx->profile)
+    fprintf(stderr, "msm n=%zu c=%d W=%d groups=%d L=%zu: prep %.3f, digits+sort %.3f, accumulate %.3f, fixup %.3f, reduce %.3f ms\n",
+            n, c, W, (W + wg - 1) / wg, L, ph[0], ph[1], ph[2], ph[3], ph[4]);
   MSM_TRY(cudaMemcpyAsync(out, ctx->result.p, sizeof(*out), cudaMemcpyDeviceToHost, st));
   MSM_TRY(cudaStreamSynchronize(st));
   return cuzk_gpu__ok();
