@@ -5,8 +5,9 @@
 // "base index | sign<<31"; (2) CUB radix sort by key; (3) the sorted list is cut into equal
 // chunks of L entries, one thread each, so every thread does the same number of mixed
 // additions whatever the bucket sizes; a run inside one chunk goes straight to its bucket,
-// a run crossing chunk borders leaves partial sums that a block per split bucket adds up
-// (tree reduction), so a bucket holding most points (witnesses full of ones) stays parallel;
+// a run crossing chunk borders leaves partial sums: a thread per split bucket adds them up when
+// the bucket spans few chunks, else a block does (tree reduction), so a bucket holding most
+// points (witnesses full of ones) stays parallel;
 // (4) each window's buckets are split into G segments summed with running sums, a segment's
 // offset added back as (lo * segment sum); (5) one block sums segments per window and a thread
 // combines windows by Horner's rule. Windows are processed in groups so that the sort never
@@ -146,6 +147,46 @@ __global__ void __launch_bounds__(256, 2) msm_accumulate(const uint32_t *keys, c
   }
 }
 
+/* First index past (t+1)L whose key exceeds b, in sorted keys[0, M): gallop by chunks, then
+ * bisect. keys[(t+1)L] == b is known. */
+__device__ __forceinline__ size_t run_end(const uint32_t *keys, size_t M, size_t t, size_t L, uint32_t b) {
+  size_t lo = (t + 1) * L, step = L, hi = lo;
+  while (hi < M && keys[hi] <= b) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  if (hi > M) hi = M;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] > b) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+constexpr size_t FIX_SERIAL_MAX = 32; /* split buckets over at most this many chunks: one thread */
+
+/* One thread per split bucket: bucket = Tp[t] + H[t+1..last] when that is short; longer ones
+ * go to big_list for msm_fixup's block-wide reduction. */
+__global__ void __launch_bounds__(128) msm_fixup_small(const uint32_t *keys, size_t M, uint32_t L, uint32_t sentinel,
+                                                       uint32_t bucket_base, const g1_xyzz *H, const g1_xyzz *Tp,
+                                                       const uint32_t *split_list, const uint32_t *split_count,
+                                                       uint32_t *big_list, uint32_t *big_count, g1_xyzz *buckets) {
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= *split_count) return;
+  const size_t t = split_list[j];
+  const uint32_t b = keys[t * L + L - 1];
+  if (b >= sentinel) return;
+  const size_t last = (run_end(keys, M, t, L, b) - 1) / L;
+  if (last - t > FIX_SERIAL_MAX) {
+    big_list[atomicAdd(big_count, 1u)] = (uint32_t)t;
+    return;
+  }
+  g1_xyzz acc = Tp[t];
+  for (size_t u = t + 1; u <= last; u++) acc = g1_add(acc, H[u]);
+  buckets[bucket_base + b] = acc;
+}
+
 constexpr int FIX_THREADS = 128;
 
 __global__ void __launch_bounds__(FIX_THREADS) msm_fixup(const uint32_t *keys, size_t M, uint32_t L, uint32_t sentinel,
@@ -160,19 +201,7 @@ __global__ void __launch_bounds__(FIX_THREADS) msm_fixup(const uint32_t *keys, s
     const uint32_t b = keys[t * L + L - 1];
     if (b >= sentinel) continue;
     if (threadIdx.x == 0) {
-      /* first index past (t+1)L with key > b: gallop by whole chunks, then bisect */
-      size_t lo = (t + 1) * L, step = L, hi = lo;
-      while (hi < M && keys[hi] <= b) {
-        lo = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      if (hi > M) hi = M;
-      while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] > b) hi = mid; else lo = mid + 1;
-      }
-      s_last = (lo - 1) / L;
+      s_last = (run_end(keys, M, t, L, b) - 1) / L;
     }
     __syncthreads();
     const size_t last = s_last;
@@ -378,7 +407,7 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
   }
   MSM_TRY(grow(ctx->H, chunks * sizeof(g1_xyzz)));
   MSM_TRY(grow(ctx->Tp, chunks * sizeof(g1_xyzz)));
-  MSM_TRY(grow(ctx->split, (chunks + 1) * 4));
+  MSM_TRY(grow(ctx->split, (2 * chunks + 2) * 4));
   MSM_TRY(grow(ctx->buckets, (size_t)W * B * sizeof(g1_xyzz)));
   MSM_TRY(grow(ctx->seg, (size_t)W * G * sizeof(g1_xyzz)));
   MSM_TRY(grow(ctx->win, (size_t)W * sizeof(g1_xyzz)));
@@ -417,8 +446,10 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
   MSM_TRY(cudaMemsetAsync(ctx->buckets.p, 0, (size_t)W * B * sizeof(g1_xyzz), st));
 
   g1_xyzz *buckets = static_cast<g1_xyzz *>(ctx->buckets.p);
-  uint32_t *split_count = static_cast<uint32_t *>(ctx->split.p);
-  uint32_t *split_list = split_count + 1;
+  uint32_t *split_count = static_cast<uint32_t *>(ctx->split.p); /* [0] split, [1] big */
+  uint32_t *big_count = split_count + 1;
+  uint32_t *split_list = split_count + 2;
+  uint32_t *big_list = split_list + chunks;
   mark(1);
   lap(0, 1, 0);
   for (int w0 = 0; w0 < W; w0 += wg) {
@@ -434,7 +465,7 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
     MSM_TRY(cub::DeviceRadixSort::SortPairs(ctx->sort_tmp.p, tb, k2, v2, (int)m, 0, sort_bits, st));
     mark(3);
     lap(2, 3, 1);
-    MSM_TRY(cudaMemsetAsync(split_count, 0, 4, st));
+    MSM_TRY(cudaMemsetAsync(split_count, 0, 8, st));
     const size_t ch = (m + L - 1) / L;
     msm_accumulate<<<(unsigned)((ch + 255) / 256), 256, 0, st>>>(
         k2.Current(), v2.Current(), bases->d + offset, m, (uint32_t)L, sentinel, (uint32_t)w0 * B, buckets,
@@ -442,9 +473,13 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu
     MSM_TRY(cudaGetLastError());
     mark(7);
     lap(3, 7, 2);
-    msm_fixup<<<(unsigned)(ctx->sm_count * 8), FIX_THREADS, 0, st>>>(
+    msm_fixup_small<<<(unsigned)((ch + 127) / 128), 128, 0, st>>>(
         k2.Current(), m, (uint32_t)L, sentinel, (uint32_t)w0 * B, static_cast<g1_xyzz *>(ctx->H.p),
-        static_cast<g1_xyzz *>(ctx->Tp.p), split_list, split_count, buckets);
+        static_cast<g1_xyzz *>(ctx->Tp.p), split_list, split_count, big_list, big_count, buckets);
+    MSM_TRY(cudaGetLastError());
+    msm_fixup<<<(unsigned)(ctx->sm_count * 2), FIX_THREADS, 0, st>>>(
+        k2.Current(), m, (uint32_t)L, sentinel, (uint32_t)w0 * B, static_cast<g1_xyzz *>(ctx->H.p),
+        static_cast<g1_xyzz *>(ctx->Tp.p), big_list, big_count, buckets);
     MSM_TRY(cudaGetLastError());
     mark(4);
     lap(7, 4, 3);
