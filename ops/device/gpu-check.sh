@@ -13,7 +13,7 @@ status=0
 if [[ ${TESTS:-1} != 0 ]]; then
   for t in bin/test_gpu_*; do
     s=$(date +%s.%N)
-    timeout 150 "$t" >"$OUT/$(basename "$t").log" 2>&1
+    timeout 120 "$t" >"$OUT/$(basename "$t").log" 2>&1
     rc=$?
     e=$(date +%s.%N)
     printf "%-16s rc=%d %6.1fs  %s\n" "$(basename "$t")" "$rc" "$(awk "BEGIN{print $e - $s}")" "$(tail -1 "$OUT/$(basename "$t").log")" | tee -a "$OUT/summary.txt"
