@@ -13,8 +13,11 @@ typedef struct {
   void (*usage)(FILE *out);
 } cuzk_bench_t;
 
-extern const cuzk_bench_t cuzk_bench_fp;
-extern const cuzk_bench_t cuzk_bench_pipeline;
-extern const cuzk_bench_t cuzk_bench_prove;
+/* Benchmarks, each defined in its agent/bench_*.c. */
+extern const cuzk_bench_t cuzk_bench_fp;       /* bench_fp.c */
+extern const cuzk_bench_t cuzk_bench_msm;      /* bench_gpu.c */
+extern const cuzk_bench_t cuzk_bench_ntt;      /* bench_gpu.c */
+extern const cuzk_bench_t cuzk_bench_pipeline; /* bench_pipeline.c */
+extern const cuzk_bench_t cuzk_bench_prove;    /* bench_prove.c */
 
 #endif

@@ -6,6 +6,8 @@
 /* Benchmarks, one per agent/bench_*.c. Keep sorted by name. */
 static const cuzk_bench_t *const cuzk__benches[] = {
     &cuzk_bench_fp,
+    &cuzk_bench_msm,
+    &cuzk_bench_ntt,
     &cuzk_bench_pipeline,
     &cuzk_bench_prove,
 };

@@ -33,6 +33,95 @@ typedef struct {
 } cuzk_gpu_info_t;
 cuzk_gpu_status_t cuzk_gpu_device_info(int dev, cuzk_gpu_info_t *info);
 
+/* ---- memory ------------------------------------------------------------------------------
+ * Device buffers belong to the caller: cuzk_gpu_malloc() memory is freed with cuzk_gpu_free().
+ * Page-locked host memory (cuzk_gpu_host_alloc) makes transfers faster; free it with
+ * cuzk_gpu_host_free(). Any thread; the device is set for the calling thread. */
+cuzk_gpu_status_t cuzk_gpu_malloc(int dev, size_t bytes, void **dptr);
+cuzk_gpu_status_t cuzk_gpu_free(void *dptr);
+cuzk_gpu_status_t cuzk_gpu_host_alloc(size_t bytes, void **hptr);
+cuzk_gpu_status_t cuzk_gpu_host_free(void *hptr);
+cuzk_gpu_status_t cuzk_gpu_copy_h2d(int dev, void *dst, const void *src, size_t bytes);
+cuzk_gpu_status_t cuzk_gpu_copy_d2h(int dev, void *dst, const void *src, size_t bytes);
+
+/* ---- field element arrays -----------------------------------------------------------------
+ * Layouts equal core/ff's: Fr = 4 little-endian u64 limbs in Montgomery form (R = 2^256),
+ * Fp = 6 limbs (R = 2^384), both fully reduced. */
+typedef enum {
+  CUZK_GPU_FOP_ADD = 0, /* out = a + b */
+  CUZK_GPU_FOP_SUB = 1, /* out = a - b */
+  CUZK_GPU_FOP_MUL = 2, /* out = a * b */
+  CUZK_GPU_FOP_SQR = 3, /* out = a^2 (b unused) */
+  CUZK_GPU_FOP_NEG = 4, /* out = -a (b unused) */
+  CUZK_GPU_FOP_TO_MONT = 5,   /* out = a*R (a a plain integer < modulus; b unused) */
+  CUZK_GPU_FOP_FROM_MONT = 6, /* out = a/R (b unused) */
+} cuzk_gpu_fop_t;
+
+/* Element-wise op over n elements of host arrays (copies in, runs, copies out; a test and
+ * calibration entry, not a hot path). field: 0 = Fr, 1 = Fp. `out` may alias `a` or `b`. */
+cuzk_gpu_status_t cuzk_gpu_field_op_host(int dev, int field, cuzk_gpu_fop_t op, uint64_t *out,
+                                         const uint64_t *a, const uint64_t *b, size_t n);
+
+/* ---- NTT over Fr ------------------------------------------------------------------------
+ * An NTT context belongs to one device and one thread at a time (it owns a stream and the
+ * twiddle tables, built once per size on first use and kept until _free). Sizes 2^1..2^27.
+ * Forward: X_k = sum_i x_i w^(ik), w = 7^((r-1)/n); inverse: x_i = n^-1 sum_k X_k w^(-ik).
+ * COSET: forward evaluates on g*w^k (input multiplied by g^i first); inverse multiplies its
+ * natural-order output by g^-i (g = 7). */
+typedef struct cuzk_gpu_ntt cuzk_gpu_ntt_t;
+
+typedef enum {
+  CUZK_GPU_NTT_FWD_NR = 0, /* forward, natural in, bit-reversed out */
+  CUZK_GPU_NTT_INV_RN = 1, /* inverse, bit-reversed in, natural out */
+  CUZK_GPU_NTT_FWD_NN = 2, /* forward, natural in and out */
+  CUZK_GPU_NTT_INV_NN = 3, /* inverse, natural in and out */
+} cuzk_gpu_ntt_kind_t;
+
+#define CUZK_GPU_NTT_COSET 1u
+
+cuzk_gpu_status_t cuzk_gpu_ntt_new(cuzk_gpu_ntt_t **out, int dev);
+void cuzk_gpu_ntt_free(cuzk_gpu_ntt_t *ctx);
+/* In-place transform of 2^log_n Fr elements in device memory `d_data`; returns when done. */
+cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_data, unsigned log_n,
+                                      cuzk_gpu_ntt_kind_t kind, unsigned flags);
+/* Same on a host array (copied to a device buffer the context keeps, transformed, copied back). */
+cuzk_gpu_status_t cuzk_gpu_ntt_host(cuzk_gpu_ntt_t *ctx, uint64_t *data, unsigned log_n,
+                                    cuzk_gpu_ntt_kind_t kind, unsigned flags);
+
+/* ---- G1 and MSM ----------------------------------------------------------------------------
+ * Affine G1 point: x, y in Fp Montgomery form; (0, 0) (not on the curve) is the point at
+ * infinity. Jacobian result: (X, Y, Z) with x = X/Z^2, y = Y/Z^3, infinity when Z = 0. */
+typedef struct {
+  uint64_t x[6], y[6];
+} cuzk_gpu_g1_affine_t;
+typedef struct {
+  uint64_t x[6], y[6], z[6];
+} cuzk_gpu_g1_jac_t;
+
+/* Bases uploaded once and kept on the device (the SRS). Read-only after creation, so one set
+ * may serve several MSM contexts of the same device concurrently. */
+typedef struct cuzk_gpu_g1_bases cuzk_gpu_g1_bases_t;
+cuzk_gpu_status_t cuzk_gpu_g1_bases_new(cuzk_gpu_g1_bases_t **out, int dev,
+                                        const cuzk_gpu_g1_affine_t *host, size_t n);
+void cuzk_gpu_g1_bases_free(cuzk_gpu_g1_bases_t *b);
+size_t cuzk_gpu_g1_bases_count(const cuzk_gpu_g1_bases_t *b);
+
+/* An MSM context: a stream plus scratch buffers that grow to the largest MSM seen and are
+ * kept. One thread at a time. */
+typedef struct cuzk_gpu_msm cuzk_gpu_msm_t;
+cuzk_gpu_status_t cuzk_gpu_msm_new(cuzk_gpu_msm_t **out, int dev);
+void cuzk_gpu_msm_free(cuzk_gpu_msm_t *ctx);
+
+#define CUZK_GPU_MSM_SCALARS_MONT 1u      /* scalars are Fr in Montgomery form (else canonical) */
+#define CUZK_GPU_MSM_SCALARS_ON_DEVICE 2u /* `scalars` is a device pointer (else host memory) */
+
+/* out = sum_{i<n} scalars[i] * bases[offset + i]. Scalars: n elements of 4 little-endian u64
+ * limbs, canonical (< r) unless SCALARS_MONT. window_bits = 0 picks the window size.
+ * Returns when the result is on the host. */
+cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu_g1_bases_t *bases,
+                                  size_t offset, const void *scalars, size_t n, unsigned flags,
+                                  unsigned window_bits, cuzk_gpu_g1_jac_t *out);
+
 #ifdef __cplusplus
 }
 #endif
