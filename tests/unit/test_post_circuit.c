@@ -193,7 +193,9 @@ static void test_registry(void **state) {
     assert_int_equal(ni, cuzk_r1cs_num_inputs(r1cs));
     assert_int_equal(na, cuzk_r1cs_num_aux(r1cs));
     assert_int_equal(cuzk_r1cs_check(r1cs, in, ni, aux, na, NULL, err, sizeof err), CUZK_OK);
-    /* garbage input is a typed error */
+    free(in);
+    free(aux);
+    /* garbage input is a typed error (and leaves the outputs NULL) */
     assert_int_equal(
         cuzk_circuit_witness(&in, &ni, &aux, &na, c, &c->defaults, buf, len - 1, err, sizeof err),
         CUZK_ERR_TRUNCATED);
