@@ -89,7 +89,7 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
     lane_of[order[oi]] = l;
   }
   double bw = (double)CUZK__PLOT_W / (double)nbins;
-  if (bw > 8) bw = 8;
+  if (bw > 100) bw = 100;
   if (bw < 1) bw = 1;
   const int lh = 14, top = 30, left = 4;
   double w = bw * (double)nbins;
@@ -99,7 +99,7 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
   fprintf(f, " &mdash; busy %.1f%%</h3>\n<div class=\"scroll\"><svg class=\"timeline\" "
              "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%d\">\n",
           st->t1_us > st->t0_us ? 100.0 * (double)g->busy_us / (double)(st->t1_us - st->t0_us) : 0.0,
-          w + 2 * left, h);
+          w + 2 * left < 320 ? 320 : w + 2 * left, h);
   fprintf(f, "<text x=\"%d\" y=\"11\" class=\"lbl\">GPU busy per %.0f ms bin</text>\n", left,
           (double)res / 1e3);
   /* busy row */
@@ -238,7 +238,7 @@ static void cuzk__plot(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk__pt
   double span = (double)(st->t1_us - st->t0_us);
   if (span <= 0) span = 1;
   fprintf(f, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n",
-          W + L + 20, H + T + 40);
+          W + L + 20, H + T + 40 + 14 * ((nseries - 1) / 4));
   fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#bbb\"/>\n",
           L, T, W, H);
   fprintf(f, "<text x=\"2\" y=\"%d\" class=\"lbl\">%.3g %s</text><text x=\"2\" y=\"%d\" "
@@ -259,7 +259,7 @@ static void cuzk__plot(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk__pt
     }
     if (lines) fprintf(f, "\"/>\n");
     fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lbl\" fill=\"%s\">", L + 10 + 220 * (s % 4),
-            T + H + 30 + 0 * s, colors[s % 6]);
+            T + H + 30 + 14 * (s / 4), colors[s % 6]);
     cuzk_telemetry_html_escape(f, series_names[s]);
     fprintf(f, "</text>\n");
   }

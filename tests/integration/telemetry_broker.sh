@@ -16,11 +16,16 @@ write_cfg "$work/b.cfg" agent-b
 start_agent "$work/a.cfg" "$work/a.log"
 start_agent "$work/b.cfg" "$work/b.log"
 sleep 3
+# TELEMETRY_BURSTS bursts of TELEMETRY_PAIRS (window-post, porep-c2) pairs, 1.5 s apart, so
+# that the timeline shows busy stretches and idle gaps
 n=0
-for i in 1 2 3 4 5 6; do
-  submit "wp-$i" window-post --circuit synthetic-10 --partition $(( i % 2 ))
-  submit "pc-$i" porep-c2 --circuit synthetic-10 --partition $(( i % 2 ))
-  n=$(( n + 2 ))
+for b in $(seq 1 "${TELEMETRY_BURSTS:-1}"); do
+  for i in $(seq 1 "${TELEMETRY_PAIRS:-4}"); do
+    submit "wp-$b-$i" window-post --circuit synthetic-10 --partition $(( i % 2 ))
+    submit "pc-$b-$i" porep-c2 --circuit synthetic-10 --partition $(( i % 2 ))
+    n=$(( n + 2 ))
+  done
+  sleep 1.5
 done
 # an untrusted job id: must come out escaped in the report
 submit '<script>alert(1)</script>&x' winning-post --circuit synthetic-10
