@@ -12,34 +12,36 @@
 #include "core/util/clock.h"
 
 static void telemetry_usage(FILE *out) {
-  fprintf(out,
-          "Usage: cuzk telemetry record --out FILE [--brokers B] [--topic T | --prefix P]\n"
-          "                             [--max N] [--timeout S]\n"
-          "       cuzk telemetry report (--file FILE | [--brokers B] [--topic T | --prefix P])\n"
-          "                             [--since WHEN] [--until WHEN] [--resolution MS]\n"
-          "                             [--title TEXT] --out report.html\n"
-          "       cuzk telemetry tail [--brokers B] [--topic T | --prefix P] [--follow]\n"
-          "                           [--max N] [--interval S]\n"
-          "\n"
-          "Reads PartitionTiming records from <prefix>.telemetry.partitions (default prefix cuzk)\n"
-          "from the beginning, without a consumer group.\n"
-          "\n"
-          "record  copies the topic up to its end (or --max N records, or --timeout S seconds)\n"
-          "        into a telemetry file: a first line '" CUZK_TELEMETRY_HEADER "', then one\n"
-          "        line per record with the base64 of the framed Avro message.\n"
-          "report  writes one self-contained HTML file (inline SVG, nothing fetched): summary per\n"
-          "        agent/GPU, latency percentiles per proof type, a per-GPU timeline of the\n"
-          "        partition phases at --resolution MS (default 200), idle-gap histogram, H2D\n"
-          "        bandwidth and pinned-pool use. --since/--until keep records whose finish time\n"
-          "        lies in the range; WHEN is a duration before now (90s, 15m, 2h, 1d), an ISO\n"
-          "        UTC time (2026-12-02T13:00:00Z) or Unix seconds.\n"
-          "tail    prints one line per record (job, type, partition, gpu, phase durations,\n"
-          "        pinned) and, every --interval S (default 5), the busy %% of each GPU over the\n"
-          "        last interval. Without --follow it stops at the end of the topic; SIGINT stops.\n"
-          "\n"
-          "  --brokers B   default: $CUZK_KAFKA_BROKERS, else $KAFKA_BROKERS\n"
-          "\n"
-          "Exit codes: 0 success, 1 failure, 2 usage error.\n");
+  fprintf(
+      out,
+      "Usage: cuzk telemetry record --out FILE [--brokers B] [--topic T | --prefix P]\n"
+      "                             [--max N] [--timeout S]\n"
+      "       cuzk telemetry report (--file FILE | [--brokers B] [--topic T | --prefix P])\n"
+      "                             [--since WHEN] [--until WHEN] [--resolution MS]\n"
+      "                             [--title TEXT] --out report.html\n"
+      "       cuzk telemetry tail [--brokers B] [--topic T | --prefix P] [--follow]\n"
+      "                           [--max N] [--interval S]\n"
+      "\n"
+      "Reads PartitionTiming records from <prefix>.telemetry.partitions (default prefix cuzk)\n"
+      "from the beginning, without a consumer group.\n"
+      "\n"
+      "record  copies the topic up to its end (or --max N records, or --timeout S seconds)\n"
+      "        into a telemetry file: a first line '" CUZK_TELEMETRY_HEADER
+      "', then one\n"
+      "        line per record with the base64 of the framed Avro message.\n"
+      "report  writes one self-contained HTML file (inline SVG, nothing fetched): summary per\n"
+      "        agent/GPU, latency percentiles per proof type, a per-GPU timeline of the\n"
+      "        partition phases at --resolution MS (default 200), idle-gap histogram, H2D\n"
+      "        bandwidth and pinned-pool use. --since/--until keep records whose finish time\n"
+      "        lies in the range; WHEN is a duration before now (90s, 15m, 2h, 1d), an ISO\n"
+      "        UTC time (2026-12-02T13:00:00Z) or Unix seconds.\n"
+      "tail    prints one line per record (job, type, partition, gpu, phase durations,\n"
+      "        pinned) and, every --interval S (default 5), the busy %% of each GPU over the\n"
+      "        last interval. Without --follow it stops at the end of the topic; SIGINT stops.\n"
+      "\n"
+      "  --brokers B   default: $CUZK_KAFKA_BROKERS, else $KAFKA_BROKERS\n"
+      "\n"
+      "Exit codes: 0 success, 1 failure, 2 usage error.\n");
 }
 
 static volatile int cuzk__tel_stop;
@@ -55,10 +57,14 @@ static int cuzk__parse_when(const char *s, int64_t *out) {
   if (end == s) return -1;
   int64_t now = (int64_t)cuzk_wall_ms() * 1000;
   double mul = 0;
-  if (strcmp(end, "s") == 0) mul = 1;
-  else if (strcmp(end, "m") == 0) mul = 60;
-  else if (strcmp(end, "h") == 0) mul = 3600;
-  else if (strcmp(end, "d") == 0) mul = 86400;
+  if (strcmp(end, "s") == 0)
+    mul = 1;
+  else if (strcmp(end, "m") == 0)
+    mul = 60;
+  else if (strcmp(end, "h") == 0)
+    mul = 3600;
+  else if (strcmp(end, "d") == 0)
+    mul = 86400;
   if (mul > 0) {
     *out = now - (int64_t)(v * mul * 1e6);
     return 0;
@@ -101,21 +107,31 @@ static int cuzk__tel_parse(const char *sub, int argc, char **argv, cuzk__tel_opt
     if (i + 1 >= argc) return cuzk_cli_usage_error("telemetry", "%s needs a value", a);
     const char *v = argv[++i];
     char *end = NULL;
-    if (strcmp(a, "--brokers") == 0) o->brokers = v;
-    else if (strcmp(a, "--topic") == 0) o->topic = v;
-    else if (strcmp(a, "--prefix") == 0) o->prefix = v;
-    else if (strcmp(a, "--out") == 0) o->out = v;
-    else if (strcmp(a, "--file") == 0) o->file = v;
-    else if (strcmp(a, "--title") == 0) o->title = v;
+    if (strcmp(a, "--brokers") == 0)
+      o->brokers = v;
+    else if (strcmp(a, "--topic") == 0)
+      o->topic = v;
+    else if (strcmp(a, "--prefix") == 0)
+      o->prefix = v;
+    else if (strcmp(a, "--out") == 0)
+      o->out = v;
+    else if (strcmp(a, "--file") == 0)
+      o->file = v;
+    else if (strcmp(a, "--title") == 0)
+      o->title = v;
     else if (strcmp(a, "--max") == 0 || strcmp(a, "--timeout") == 0 ||
              strcmp(a, "--interval") == 0 || strcmp(a, "--resolution") == 0) {
       long n = strtol(v, &end, 10);
       if (!*v || *end || n <= 0)
         return cuzk_cli_usage_error("telemetry", "%s wants a positive integer, not '%s'", a, v);
-      if (a[2] == 'm') o->max = n;
-      else if (a[2] == 't') o->timeout_s = n;
-      else if (a[2] == 'i') o->interval_s = n;
-      else o->resolution_ms = n;
+      if (a[2] == 'm')
+        o->max = n;
+      else if (a[2] == 't')
+        o->timeout_s = n;
+      else if (a[2] == 'i')
+        o->interval_s = n;
+      else
+        o->resolution_ms = n;
     } else if (strcmp(a, "--since") == 0 || strcmp(a, "--until") == 0) {
       if (cuzk__parse_when(v, a[2] == 's' ? &o->since : &o->until) != 0)
         return cuzk_cli_usage_error("telemetry", "%s: cannot parse '%s'", a, v);
@@ -250,8 +266,9 @@ static void cuzk__tail_summary(cuzk__tail_t *t) {
     printf("-- busy over %.1f s:", (double)(st.t1_us - st.t0_us) / 1e6);
     for (size_t i = 0; i < st.n_gpus; i++)
       printf(" %s/%d=%.1f%%", st.gpus[i].agent_id, (int)st.gpus[i].gpu,
-             st.t1_us > st.t0_us ? 100.0 * (double)st.gpus[i].busy_us / (double)(st.t1_us - st.t0_us)
-                                 : 0.0);
+             st.t1_us > st.t0_us
+                 ? 100.0 * (double)st.gpus[i].busy_us / (double)(st.t1_us - st.t0_us)
+                 : 0.0);
     printf("\n");
     fflush(stdout);
   }
@@ -281,13 +298,14 @@ static int cuzk__tail_msg(void *ctx, const uint8_t *buf, size_t len) {
   for (const char *p = r->job_id; *p && k + 1 < sizeof job; p++)
     job[k++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
   job[k] = 0;
-  printf("job=%s type=%s partition=%d agent=%s gpu=%d queued_ms=%.1f synth_ms=%.1f "
-         "gpu_wait_ms=%.1f gpu_ms=%.1f finish_ms=%.1f total_ms=%.1f pinned=%s\n",
-         job, r->proof_type < 4 ? types[r->proof_type] : "?", (int)r->partition, r->agent_id,
-         (int)r->gpu, (r->synth_start_us - r->enqueued_us) / 1e3,
-         (r->synth_end_us - r->synth_start_us) / 1e3, (r->gpu_start_us - r->synth_end_us) / 1e3,
-         (r->gpu_end_us - r->gpu_start_us) / 1e3, (r->finish_end_us - r->gpu_end_us) / 1e3,
-         (r->finish_end_us - r->enqueued_us) / 1e3, r->is_pinned ? "yes" : "no");
+  printf(
+      "job=%s type=%s partition=%d agent=%s gpu=%d queued_ms=%.1f synth_ms=%.1f "
+      "gpu_wait_ms=%.1f gpu_ms=%.1f finish_ms=%.1f total_ms=%.1f pinned=%s\n",
+      job, r->proof_type < 4 ? types[r->proof_type] : "?", (int)r->partition, r->agent_id,
+      (int)r->gpu, (r->synth_start_us - r->enqueued_us) / 1e3,
+      (r->synth_end_us - r->synth_start_us) / 1e3, (r->gpu_start_us - r->synth_end_us) / 1e3,
+      (r->gpu_end_us - r->gpu_start_us) / 1e3, (r->finish_end_us - r->gpu_end_us) / 1e3,
+      (r->finish_end_us - r->enqueued_us) / 1e3, r->is_pinned ? "yes" : "no");
   fflush(stdout);
   return 0;
 }
@@ -298,9 +316,9 @@ static int cuzk__tel_tail(cuzk__tel_opts_t *o) {
   cuzk_telemetry_set_init(&t.window);
   char err[512];
   long to = o->timeout_s > 0 ? o->timeout_s * 1000 : (o->follow ? 0 : 30000);
-  cuzk_err_t e = cuzk_telemetry_consume(o->brokers, o->topic, o->follow, o->max, to,
-                                        &cuzk__tel_stop, cuzk__tail_msg, cuzk__tail_tick, &t, err,
-                                        sizeof err);
+  cuzk_err_t e =
+      cuzk_telemetry_consume(o->brokers, o->topic, o->follow, o->max, to, &cuzk__tel_stop,
+                             cuzk__tail_msg, cuzk__tail_tick, &t, err, sizeof err);
   cuzk__tail_summary(&t);
   cuzk_telemetry_set_clear(&t.window);
   cuzk_avro_codec_free(t.codec);
@@ -312,7 +330,8 @@ static int cuzk__tel_tail(cuzk__tel_opts_t *o) {
 }
 
 static int telemetry_run(int argc, char **argv) {
-  if (argc < 2) return cuzk_cli_usage_error("telemetry", "missing subcommand (record, report, tail)");
+  if (argc < 2)
+    return cuzk_cli_usage_error("telemetry", "missing subcommand (record, report, tail)");
   const char *sub = argv[1];
   if (strcmp(sub, "record") && strcmp(sub, "report") && strcmp(sub, "tail"))
     return cuzk_cli_usage_error("telemetry", "unknown subcommand '%s'", sub);

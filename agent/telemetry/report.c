@@ -20,16 +20,26 @@ static const char *const cuzk__type_name[] = {"WINNING_POST", "WINDOW_POST", "SN
 void cuzk_telemetry_html_escape(FILE *f, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
     switch (*p) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    default:
-      if (*p < 0x20 && *p != '\t')
-        fputs("&#xFFFD;", f);
-      else
-        fputc(*p, f);
+      case '&':
+        fputs("&amp;", f);
+        break;
+      case '<':
+        fputs("&lt;", f);
+        break;
+      case '>':
+        fputs("&gt;", f);
+        break;
+      case '"':
+        fputs("&quot;", f);
+        break;
+      case '\'':
+        fputs("&#39;", f);
+        break;
+      default:
+        if (*p < 0x20 && *p != '\t')
+          fputs("&#xFFFD;", f);
+        else
+          fputc(*p, f);
     }
   }
 }
@@ -96,10 +106,12 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
   int h = top + (int)lanes * lh + 24;
   fprintf(f, "<h3>");
   cuzk__gpu_label(f, g);
-  fprintf(f, " &mdash; busy %.1f%%</h3>\n<div class=\"scroll\"><svg class=\"timeline\" "
-             "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%d\">\n",
-          st->t1_us > st->t0_us ? 100.0 * (double)g->busy_us / (double)(st->t1_us - st->t0_us) : 0.0,
-          w + 2 * left < 320 ? 320 : w + 2 * left, h);
+  fprintf(
+      f,
+      " &mdash; busy %.1f%%</h3>\n<div class=\"scroll\"><svg class=\"timeline\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%d\">\n",
+      st->t1_us > st->t0_us ? 100.0 * (double)g->busy_us / (double)(st->t1_us - st->t0_us) : 0.0,
+      w + 2 * left < 320 ? 320 : w + 2 * left, h);
   fprintf(f, "<text x=\"%d\" y=\"11\" class=\"lbl\">GPU busy per %.0f ms bin</text>\n", left,
           (double)res / 1e3);
   /* busy row */
@@ -114,9 +126,11 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
       }
     }
     if (busy > 0)
-      fprintf(f, "<rect x=\"%.1f\" y=\"14\" width=\"%.1f\" height=\"12\" fill=\"#59a14f\" "
-                 "fill-opacity=\"%.2f\"/>\n",
-              left + bw * (double)b, bw, (double)busy / (double)res > 1 ? 1.0 : (double)busy / (double)res);
+      fprintf(f,
+              "<rect x=\"%.1f\" y=\"14\" width=\"%.1f\" height=\"12\" fill=\"#59a14f\" "
+              "fill-opacity=\"%.2f\"/>\n",
+              left + bw * (double)b, bw,
+              (double)busy / (double)res > 1 ? 1.0 : (double)busy / (double)res);
   }
   for (size_t i = 0; i < n; i++) {
     int64_t ph[CUZK_TPHASE__COUNT + 1];
@@ -126,8 +140,9 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
     double y = top + (double)lane_of[i] * lh;
     fprintf(f, "<g><title>job ");
     cuzk_telemetry_html_escape(f, recs[i].job_id);
-    fprintf(f, " partition %d (%s): queued %.1f ms, synth %.1f ms, GPU wait %.1f ms, GPU %.1f ms, "
-               "finish %.1f ms, pinned %s</title>\n",
+    fprintf(f,
+            " partition %d (%s): queued %.1f ms, synth %.1f ms, GPU wait %.1f ms, GPU %.1f ms, "
+            "finish %.1f ms, pinned %s</title>\n",
             (int)recs[i].partition,
             recs[i].proof_type < 4 ? cuzk__type_name[recs[i].proof_type] : "?",
             (ph[1] - ph[0]) / 1e3, (ph[2] - ph[1]) / 1e3, (ph[3] - ph[2]) / 1e3,
@@ -162,8 +177,9 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
   double step = span_s <= 5 ? 1 : span_s <= 20 ? 2 : span_s <= 60 ? 10 : span_s <= 600 ? 60 : 600;
   for (double t = 0; t <= span_s + 1e-9; t += step) {
     double x = left + t * 1e6 / (double)res * bw;
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\"/>"
-               "<text x=\"%.1f\" y=\"%d\" class=\"lbl\">%gs</text>\n",
+    fprintf(f,
+            "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\"/>"
+            "<text x=\"%.1f\" y=\"%d\" class=\"lbl\">%gs</text>\n",
             x, h - 22, x, h - 16, x + 2, h - 6, t);
   }
   fprintf(f, "</svg></div>\n");
@@ -176,8 +192,9 @@ out:
 static void cuzk__legend(FILE *f) {
   fprintf(f, "<p class=\"legend\">");
   for (int p = 0; p < CUZK_TPHASE__COUNT; p++)
-    fprintf(f, "<span><svg width=\"12\" height=\"12\"><rect width=\"12\" height=\"12\" "
-               "fill=\"%s\"/></svg> %s</span> ",
+    fprintf(f,
+            "<span><svg width=\"12\" height=\"12\"><rect width=\"12\" height=\"12\" "
+            "fill=\"%s\"/></svg> %s</span> ",
             cuzk__phase_color[p], cuzk__phase_name[p]);
   fprintf(f, "</p>\n");
 }
@@ -185,11 +202,12 @@ static void cuzk__legend(FILE *f) {
 /* Bar chart of idle gaps per GPU in fixed buckets. */
 static void cuzk__gap_hist(FILE *f, const cuzk_telemetry_stats_t *st) {
   static const int64_t edges[] = {0, 10000, 50000, 200000, 1000000, 5000000, INT64_MAX};
-  static const char *const names[] = {"&lt;10 ms", "10&ndash;50 ms", "50&ndash;200 ms",
-                                      "0.2&ndash;1 s", "1&ndash;5 s", "&ge;5 s"};
+  static const char *const names[] = {"&lt;10 ms",     "10&ndash;50 ms", "50&ndash;200 ms",
+                                      "0.2&ndash;1 s", "1&ndash;5 s",    "&ge;5 s"};
   enum { NB = 6 };
-  fprintf(f, "<h2>Idle gaps</h2>\n<p>Gaps between GPU kernel intervals per GPU (window edges "
-             "included): count per bucket, total idle time in parentheses.</p>\n");
+  fprintf(f,
+          "<h2>Idle gaps</h2>\n<p>Gaps between GPU kernel intervals per GPU (window edges "
+          "included): count per bucket, total idle time in parentheses.</p>\n");
   for (size_t gi = 0; gi < st->n_gpus; gi++) {
     const cuzk_telemetry_gpu_t *g = &st->gpus[gi];
     size_t cnt[NB] = {0};
@@ -205,14 +223,16 @@ static void cuzk__gap_hist(FILE *f, const cuzk_telemetry_stats_t *st) {
       if (cnt[b] > maxc) maxc = cnt[b];
     fprintf(f, "<h3>");
     cuzk__gpu_label(f, g);
-    fprintf(f, "</h3>\n<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-               "height=\"%d\">\n",
+    fprintf(f,
+            "</h3>\n<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+            "height=\"%d\">\n",
             NB * 120 + 10, 150);
     for (int b = 0; b < NB; b++) {
       double bh = 100.0 * (double)cnt[b] / (double)maxc;
-      fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"100\" height=\"%.1f\" fill=\"#e15759\"/>"
-                 "<text x=\"%d\" y=\"%.1f\" class=\"lbl\">%zu (%.2f s)</text>"
-                 "<text x=\"%d\" y=\"140\" class=\"lbl\">%s</text>\n",
+      fprintf(f,
+              "<rect x=\"%d\" y=\"%.1f\" width=\"100\" height=\"%.1f\" fill=\"#e15759\"/>"
+              "<text x=\"%d\" y=\"%.1f\" class=\"lbl\">%zu (%.2f s)</text>"
+              "<text x=\"%d\" y=\"140\" class=\"lbl\">%s</text>\n",
               10 + b * 120, 115 - bh, bh, 10 + b * 120, 111 - bh, cnt[b], (double)tot[b] / 1e6,
               10 + b * 120, names[b]);
     }
@@ -237,15 +257,18 @@ static void cuzk__plot(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk__pt
   const int W = 900, H = 200, L = 60, T = 10;
   double span = (double)(st->t1_us - st->t0_us);
   if (span <= 0) span = 1;
-  fprintf(f, "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n",
+  fprintf(f,
+          "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n",
           W + L + 20, H + T + 40 + 14 * ((nseries - 1) / 4));
   fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#bbb\"/>\n",
           L, T, W, H);
-  fprintf(f, "<text x=\"2\" y=\"%d\" class=\"lbl\">%.3g %s</text><text x=\"2\" y=\"%d\" "
-             "class=\"lbl\">0</text>\n",
+  fprintf(f,
+          "<text x=\"2\" y=\"%d\" class=\"lbl\">%.3g %s</text><text x=\"2\" y=\"%d\" "
+          "class=\"lbl\">0</text>\n",
           T + 10, ymax, yunit, T + H);
-  fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lbl\">0 s</text><text x=\"%d\" y=\"%d\" "
-             "class=\"lbl\">%.1f s</text>\n",
+  fprintf(f,
+          "<text x=\"%d\" y=\"%d\" class=\"lbl\">0 s</text><text x=\"%d\" y=\"%d\" "
+          "class=\"lbl\">%.1f s</text>\n",
           L, T + H + 14, L + W - 40, T + H + 14, span / 1e6);
   for (int s = 0; s < nseries; s++) {
     if (lines) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"", colors[s % 6]);
@@ -266,8 +289,8 @@ static void cuzk__plot(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk__pt
   fprintf(f, "</svg>\n");
 }
 
-static const char *const cuzk__colors[6] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
-                                            "#76b7b2"};
+static const char *const cuzk__colors[6] = {"#4e79a7", "#e15759", "#59a14f",
+                                            "#f28e2b", "#b07aa1", "#76b7b2"};
 
 cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
                                       const cuzk_telemetry_report_opts_t *opts, char *errstr,
@@ -291,27 +314,32 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
   double window_s = (double)(st.t1_us - st.t0_us) / 1e6;
   fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
   cuzk_telemetry_html_escape(f, title);
-  fprintf(f, "</title>\n<style>\nbody{font-family:sans-serif;margin:16px;color:#222}"
-             "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px "
-             "8px;text-align:right}th{background:#eee}td.l,th.l{text-align:left}"
-             ".scroll{overflow-x:auto;max-width:100%%}.lbl{font-size:10px;font-family:sans-serif}"
-             ".legend span{margin-right:14px}h3{margin:14px 0 4px;font-size:14px}\n</style>"
-             "</head>\n<body>\n<h1>");
+  fprintf(f,
+          "</title>\n<style>\nbody{font-family:sans-serif;margin:16px;color:#222}"
+          "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px "
+          "8px;text-align:right}th{background:#eee}td.l,th.l{text-align:left}"
+          ".scroll{overflow-x:auto;max-width:100%%}.lbl{font-size:10px;font-family:sans-serif}"
+          ".legend span{margin-right:14px}h3{margin:14px 0 4px;font-size:14px}\n</style>"
+          "</head>\n<body>\n<h1>");
   cuzk_telemetry_html_escape(f, title);
-  fprintf(f, "</h1>\n<p>%zu partition records, %zu GPU(s), window %.3f s "
-             "(earliest enqueue to latest finish), timeline resolution %.0f ms.</p>\n",
+  fprintf(f,
+          "</h1>\n<p>%zu partition records, %zu GPU(s), window %.3f s "
+          "(earliest enqueue to latest finish), timeline resolution %.0f ms.</p>\n",
           set->n, st.n_gpus, window_s, (double)res / 1e3);
   /* summary */
-  fprintf(f, "<h2>Summary</h2>\n<table id=\"summary\"><tr><th class=\"l\">agent</th><th>gpu</th>"
-             "<th>jobs</th><th>partitions</th><th>busy %%</th><th>busy s</th><th>mean synth "
-             "ms</th><th>mean GPU ms</th><th>pinned %%</th><th>H2D GB</th><th>H2D GB/s</th></tr>\n");
+  fprintf(f,
+          "<h2>Summary</h2>\n<table id=\"summary\"><tr><th class=\"l\">agent</th><th>gpu</th>"
+          "<th>jobs</th><th>partitions</th><th>busy %%</th><th>busy s</th><th>mean synth "
+          "ms</th><th>mean GPU ms</th><th>pinned %%</th><th>H2D GB</th><th>H2D GB/s</th></tr>\n");
   for (size_t gi = 0; gi < st.n_gpus; gi++) {
     const cuzk_telemetry_gpu_t *g = &st.gpus[gi];
-    double busy = st.t1_us > st.t0_us ? 100.0 * (double)g->busy_us / (double)(st.t1_us - st.t0_us) : 0;
+    double busy =
+        st.t1_us > st.t0_us ? 100.0 * (double)g->busy_us / (double)(st.t1_us - st.t0_us) : 0;
     fprintf(f, "<tr class=\"gpu\"><td class=\"l\">");
     cuzk_telemetry_html_escape(f, g->agent_id);
-    fprintf(f, "</td><td>%d</td><td>%zu</td><td>%zu</td><td class=\"busy\">%.2f</td><td>%.3f</td>"
-               "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.3f</td><td>%.2f</td></tr>\n",
+    fprintf(f,
+            "</td><td>%d</td><td>%zu</td><td>%zu</td><td class=\"busy\">%.2f</td><td>%.3f</td>"
+            "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.3f</td><td>%.2f</td></tr>\n",
             (int)g->gpu, g->jobs, g->partitions, busy, (double)g->busy_us / 1e6,
             (double)g->synth_us / 1e3 / (double)g->partitions,
             (double)g->gpu_us / 1e3 / (double)g->partitions,
@@ -320,10 +348,11 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
   }
   fprintf(f, "</table>\n");
   /* latency percentiles per proof type */
-  fprintf(f, "<h2>Partition latency by proof type</h2>\n<p>Latency = finish_end &minus; enqueued "
-             "of each partition; nearest-rank percentiles.</p>\n<table id=\"latency\"><tr><th "
-             "class=\"l\">proof type</th><th>partitions</th><th>p50 ms</th><th>p90 ms</th><th>p99 "
-             "ms</th><th>max ms</th></tr>\n");
+  fprintf(f,
+          "<h2>Partition latency by proof type</h2>\n<p>Latency = finish_end &minus; enqueued "
+          "of each partition; nearest-rank percentiles.</p>\n<table id=\"latency\"><tr><th "
+          "class=\"l\">proof type</th><th>partitions</th><th>p50 ms</th><th>p90 ms</th><th>p99 "
+          "ms</th><th>max ms</th></tr>\n");
   int64_t *lat = calloc(set->n ? set->n : 1, sizeof *lat);
   for (int t = 0; t < 4 && lat; t++) {
     size_t m = 0;
@@ -332,17 +361,19 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
         lat[m++] = set->recs[i].finish_end_us - set->recs[i].enqueued_us;
     if (!m) continue;
     qsort(lat, m, sizeof *lat, cuzk__cmp_i64);
-    fprintf(f, "<tr class=\"lat\"><td class=\"l\">%s</td><td>%zu</td><td>%.3f</td><td>%.3f</td>"
-               "<td>%.3f</td><td>%.3f</td></tr>\n",
+    fprintf(f,
+            "<tr class=\"lat\"><td class=\"l\">%s</td><td>%zu</td><td>%.3f</td><td>%.3f</td>"
+            "<td>%.3f</td><td>%.3f</td></tr>\n",
             cuzk__type_name[t], m, cuzk_telemetry_percentile(lat, m, 0.5) / 1e3,
             cuzk_telemetry_percentile(lat, m, 0.9) / 1e3,
             cuzk_telemetry_percentile(lat, m, 0.99) / 1e3, lat[m - 1] / 1e3);
   }
   fprintf(f, "</table>\n");
   /* timelines */
-  fprintf(f, "<h2>Timelines</h2>\n<p>One row per partition (rows reused when free); each %.0f ms "
-             "bin shows the phase that covered most of it. Hover a row for its job and phase "
-             "durations. The green strip on top is the GPU-busy fraction of each bin.</p>\n",
+  fprintf(f,
+          "<h2>Timelines</h2>\n<p>One row per partition (rows reused when free); each %.0f ms "
+          "bin shows the phase that covered most of it. Hover a row for its job and phase "
+          "durations. The green strip on top is the GPU-busy fraction of each bin.</p>\n",
           (double)res / 1e3);
   cuzk__legend(f);
   size_t at = 0;
@@ -354,33 +385,36 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
   /* H2D bandwidth and pool counters over time */
   cuzk__pt_t *pts = calloc(set->n * 2 + 1, sizeof *pts);
   const char **snames = calloc(st.n_gpus * 2 + 2, sizeof *snames);
-  char (*sbuf)[160] = calloc(st.n_gpus * 2 + 2, sizeof *sbuf);
+  char(*sbuf)[160] = calloc(st.n_gpus * 2 + 2, sizeof *sbuf);
   fprintf(f, "<h2>H2D bandwidth</h2>\n");
   if (pts && snames && sbuf) {
     size_t np = 0;
     at = 0;
     for (size_t gi = 0; gi < st.n_gpus; gi++) {
-      snprintf(sbuf[gi], sizeof sbuf[gi], "%s / gpu %d", st.gpus[gi].agent_id, (int)st.gpus[gi].gpu);
+      snprintf(sbuf[gi], sizeof sbuf[gi], "%s / gpu %d", st.gpus[gi].agent_id,
+               (int)st.gpus[gi].gpu);
       snames[gi] = sbuf[gi];
       for (size_t k = at; k < at + st.gpus[gi].partitions; k++)
         if (set->recs[k].h2d_us > 0)
-          pts[np++] = (cuzk__pt_t){set->recs[k].gpu_start_us,
-                                   (double)set->recs[k].h2d_bytes / (double)set->recs[k].h2d_us / 1e3,
-                                   (int)gi};
+          pts[np++] = (cuzk__pt_t){
+              set->recs[k].gpu_start_us,
+              (double)set->recs[k].h2d_bytes / (double)set->recs[k].h2d_us / 1e3, (int)gi};
       at += st.gpus[gi].partitions;
     }
     if (np) {
-      fprintf(f, "<p>Bytes copied host to device over copy time, one point per partition at its "
-                 "GPU start.</p>\n");
+      fprintf(f,
+              "<p>Bytes copied host to device over copy time, one point per partition at its "
+              "GPU start.</p>\n");
       cuzk__plot(f, &st, pts, np, (int)st.n_gpus, snames, cuzk__colors, "GB/s", 0);
     } else {
       fprintf(f, "<p>No host-to-device copies recorded (CPU backend).</p>\n");
     }
-    fprintf(f, "<h2>Pinned pool</h2>\n<p>Share of partitions whose a, b, c lived in pinned "
-               "buffers, and the pool's cumulative hits and misses as snapshotted at each "
-               "partition's synthesis end.</p>\n<table id=\"pinned\"><tr><th class=\"l\">agent / "
-               "gpu</th><th>pinned</th><th>pageable</th><th>pinned %%</th><th>last hits</th><th>last "
-               "misses</th><th>hit rate %%</th></tr>\n");
+    fprintf(f,
+            "<h2>Pinned pool</h2>\n<p>Share of partitions whose a, b, c lived in pinned "
+            "buffers, and the pool's cumulative hits and misses as snapshotted at each "
+            "partition's synthesis end.</p>\n<table id=\"pinned\"><tr><th class=\"l\">agent / "
+            "gpu</th><th>pinned</th><th>pageable</th><th>pinned %%</th><th>last hits</th><th>last "
+            "misses</th><th>hit rate %%</th></tr>\n");
     np = 0;
     at = 0;
     for (size_t gi = 0; gi < st.n_gpus; gi++) {
@@ -402,10 +436,12 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
       snames[2 * gi + 1] = sbuf[2 * gi + 1];
       fprintf(f, "<tr><td class=\"l\">");
       cuzk__gpu_label(f, g);
-      fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%.1f</td><td>%" PRId64 "</td><td>%" PRId64
-                 "</td><td>%.1f</td></tr>\n",
-              g->pinned, g->partitions - g->pinned, 100.0 * (double)g->pinned / (double)g->partitions,
-              lh, lm, lh + lm > 0 ? 100.0 * (double)lh / (double)(lh + lm) : 0.0);
+      fprintf(f,
+              "</td><td>%zu</td><td>%zu</td><td>%.1f</td><td>%" PRId64 "</td><td>%" PRId64
+              "</td><td>%.1f</td></tr>\n",
+              g->pinned, g->partitions - g->pinned,
+              100.0 * (double)g->pinned / (double)g->partitions, lh, lm,
+              lh + lm > 0 ? 100.0 * (double)lh / (double)(lh + lm) : 0.0);
       at += g->partitions;
     }
     fprintf(f, "</table>\n");

@@ -8,7 +8,9 @@
 
 #include "core/util/clock.h"
 
-void cuzk_telemetry_set_init(cuzk_telemetry_set_t *set) { memset(set, 0, sizeof *set); }
+void cuzk_telemetry_set_init(cuzk_telemetry_set_t *set) {
+  memset(set, 0, sizeof *set);
+}
 
 void cuzk_telemetry_set_clear(cuzk_telemetry_set_t *set) {
   for (size_t i = 0; i < set->n; i++)
@@ -74,8 +76,8 @@ static int cuzk__b64_val(char c) {
   return -1;
 }
 
-cuzk_err_t cuzk_telemetry_b64_decode(uint8_t *out, size_t out_size, size_t *out_len,
-                                     const char *s, size_t n) {
+cuzk_err_t cuzk_telemetry_b64_decode(uint8_t *out, size_t out_size, size_t *out_len, const char *s,
+                                     size_t n) {
   *out_len = 0;
   if (n % 4) return CUZK_ERR_PARSE;
   size_t o = 0;
@@ -193,7 +195,7 @@ cuzk_err_t cuzk_telemetry_consume(const char *brokers, const char *topic, int fo
   rd_kafka_topic_destroy(rkt);
   if (ke || md->topic_cnt != 1 || md->topics[0].err) {
     snprintf(errstr, errstr_size, "topic %s: %s", topic,
-             rd_kafka_err2str(ke               ? ke
+             rd_kafka_err2str(ke              ? ke
                               : md->topic_cnt ? md->topics[0].err
                                               : RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC));
     if (md) rd_kafka_metadata_destroy(md);
@@ -277,7 +279,9 @@ static int cuzk__cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int64_t cuzk__clip(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int64_t cuzk__clip(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
 
 cuzk_err_t cuzk_telemetry_stats(cuzk_telemetry_stats_t *st, cuzk_telemetry_set_t *set) {
   memset(st, 0, sizeof *st);

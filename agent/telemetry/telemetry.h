@@ -25,8 +25,14 @@
 #define CUZK_TELEMETRY_HEADER "# cuzk-telemetry v1"
 #define CUZK_TELEMETRY_MAX_LINE (1u << 20)
 
-enum { CUZK_TPHASE_QUEUED, CUZK_TPHASE_SYNTH, CUZK_TPHASE_GPU_WAIT, CUZK_TPHASE_GPU,
-       CUZK_TPHASE_FINISH, CUZK_TPHASE__COUNT };
+enum {
+  CUZK_TPHASE_QUEUED,
+  CUZK_TPHASE_SYNTH,
+  CUZK_TPHASE_GPU_WAIT,
+  CUZK_TPHASE_GPU,
+  CUZK_TPHASE_FINISH,
+  CUZK_TPHASE__COUNT
+};
 
 /* A growable array of decoded records; owns each record's strings. */
 typedef struct {
@@ -49,8 +55,8 @@ size_t cuzk_telemetry_b64_encode(char *out, size_t out_size, const uint8_t *buf,
 /* Decodes base64 text s[0..n) (padding required, no whitespace) into out (capacity out_size);
  * *out_len gets the size. CUZK_ERR_PARSE on a bad character or length, CUZK_ERR_TOO_LARGE when
  * out is too small. */
-cuzk_err_t cuzk_telemetry_b64_decode(uint8_t *out, size_t out_size, size_t *out_len,
-                                     const char *s, size_t n);
+cuzk_err_t cuzk_telemetry_b64_decode(uint8_t *out, size_t out_size, size_t *out_len, const char *s,
+                                     size_t n);
 
 /* Writes one container line for a framed message. */
 cuzk_err_t cuzk_telemetry_write_line(FILE *f, const uint8_t *buf, size_t len);
@@ -78,9 +84,9 @@ typedef struct {
   char *agent_id; /* owned */
   int32_t gpu;
   size_t partitions, jobs, pinned;
-  int64_t busy_us;        /* length of the union of [gpu_start, gpu_end) clipped to the window */
+  int64_t busy_us; /* length of the union of [gpu_start, gpu_end) clipped to the window */
   int64_t synth_us, gpu_us, h2d_bytes, h2d_us;
-  int64_t *gaps_us;       /* idle gaps (window edges included), owned */
+  int64_t *gaps_us; /* idle gaps (window edges included), owned */
   size_t n_gaps;
 } cuzk_telemetry_gpu_t;
 

@@ -16,8 +16,7 @@
 static void test_b64_rfc4648(void **state) {
   (void)state;
   static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-  static const char *const out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
-                                    "Zm9vYmFy"};
+  static const char *const out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
   for (int i = 0; i < 7; i++) {
     char buf[16];
     cuzk_telemetry_b64_encode(buf, sizeof buf, (const uint8_t *)in[i], strlen(in[i]));
@@ -67,8 +66,8 @@ static void test_percentile(void **state) {
   assert_int_equal(cuzk_telemetry_percentile(v, 3, 0.5), 20);
 }
 
-static void add(cuzk_telemetry_set_t *s, const char *agent, int gpu, const char *job,
-                int64_t enq, int64_t gs, int64_t ge, int64_t fin) {
+static void add(cuzk_telemetry_set_t *s, const char *agent, int gpu, const char *job, int64_t enq,
+                int64_t gs, int64_t ge, int64_t fin) {
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 8;
     s->recs = realloc(s->recs, s->cap * sizeof *s->recs);
@@ -140,8 +139,8 @@ static void test_read_and_report(void **state) {
   cuzk_avro_codec_t *c = codec();
   cuzk_telemetry_set_t s;
   cuzk_telemetry_set_init(&s);
-  assert_int_equal(cuzk_telemetry_read_file(&s, c, session_path(path, sizeof path), err, sizeof err),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_telemetry_read_file(&s, c, session_path(path, sizeof path), err, sizeof err), CUZK_OK);
   assert_true(s.n >= 10);
   int evil = 0;
   for (size_t i = 0; i < s.n; i++) evil += strstr(s.recs[i].job_id, "<script>") != NULL;
@@ -205,9 +204,9 @@ static void test_bad_files(void **state) {
   add(sp, "a", 0, "j", 1, 2, 3, 4);
   uint8_t *buf;
   size_t blen;
-  assert_int_equal(cuzk_avro_encode(c, CUZK_AVRO_PARTITION_TIMING, &one.recs[0], &buf, &blen, err,
-                                    sizeof err),
-                   CUZK_OK);
+  assert_int_equal(
+      cuzk_avro_encode(c, CUZK_AVRO_PARTITION_TIMING, &one.recs[0], &buf, &blen, err, sizeof err),
+      CUZK_OK);
   char line[1024];
   size_t ll = cuzk_telemetry_b64_encode(line, sizeof line, buf, blen);
   char text[2048];
@@ -225,8 +224,8 @@ static void test_bad_files(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_b64_rfc4648), cmocka_unit_test(test_escape),
-      cmocka_unit_test(test_percentile),  cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_b64_rfc4648),     cmocka_unit_test(test_escape),
+      cmocka_unit_test(test_percentile),      cmocka_unit_test(test_stats),
       cmocka_unit_test(test_read_and_report), cmocka_unit_test(test_bad_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
