@@ -73,6 +73,17 @@ static void cuzk__gpu_label(FILE *f, const cuzk_telemetry_gpu_t *g) {
     fprintf(f, " / gpu %d", (int)g->gpu);
 }
 
+typedef struct {
+  int64_t key;
+  size_t idx;
+} cuzk__key_t;
+
+static int cuzk__cmp_key(const void *a, const void *b) {
+  const cuzk__key_t *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 /* One timeline per GPU: lanes of partitions (greedy packing), each bin painted with the phase
  * that covers most of it; above them a busy row whose opacity is the bin's GPU-busy fraction. */
 static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk_telemetry_gpu_t *g,
@@ -82,13 +93,12 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
   size_t *lane_of = calloc(n, sizeof *lane_of);
   size_t *order = calloc(n, sizeof *order);
   if (!lane_end || !lane_of || !order) goto out;
-  for (size_t i = 0; i < n; i++) order[i] = i;
-  for (size_t i = 1; i < n; i++)
-    for (size_t k = i; k > 0 && recs[order[k]].enqueued_us < recs[order[k - 1]].enqueued_us; k--) {
-      size_t t = order[k];
-      order[k] = order[k - 1];
-      order[k - 1] = t;
-    }
+  cuzk__key_t *keys = calloc(n, sizeof *keys);
+  if (!keys) goto out;
+  for (size_t i = 0; i < n; i++) keys[i] = (cuzk__key_t){recs[i].enqueued_us, i};
+  qsort(keys, n, sizeof *keys, cuzk__cmp_key);
+  for (size_t i = 0; i < n; i++) order[i] = keys[i].idx;
+  free(keys);
   size_t lanes = 0;
   for (size_t oi = 0; oi < n; oi++) {
     const cuzk_partition_timing_t *r = &recs[order[oi]];
@@ -174,7 +184,14 @@ static void cuzk__timeline(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk
   }
   /* time axis */
   double span_s = (double)(st->t1_us - st->t0_us) / 1e6;
-  double step = span_s <= 5 ? 1 : span_s <= 20 ? 2 : span_s <= 60 ? 10 : span_s <= 600 ? 60 : 600;
+  static const double steps[] = {0.2, 0.5, 1,   2,   5,    10,   15,  30,
+                                 60,  120, 300, 600, 1800, 3600, 7200};
+  double step = steps[sizeof steps / sizeof steps[0] - 1];
+  for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
+    if (span_s / steps[k] <= 12 && steps[k] * 1e6 / (double)res * bw >= 40) {
+      step = steps[k];
+      break;
+    }
   for (double t = 0; t <= span_s + 1e-9; t += step) {
     double x = left + t * 1e6 / (double)res * bw;
     fprintf(f,
@@ -287,6 +304,12 @@ static void cuzk__plot(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk__pt
     fprintf(f, "</text>\n");
   }
   fprintf(f, "</svg>\n");
+}
+
+static int cuzk__cmp_pt(const void *a, const void *b) {
+  const cuzk__pt_t *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->series - y->series;
 }
 
 static const char *const cuzk__colors[6] = {"#4e79a7", "#e15759", "#59a14f",
@@ -446,12 +469,7 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
     }
     fprintf(f, "</table>\n");
     /* points must be in time order for polylines */
-    for (size_t i = 1; i < np; i++)
-      for (size_t k = i; k > 0 && pts[k].t < pts[k - 1].t; k--) {
-        cuzk__pt_t t = pts[k];
-        pts[k] = pts[k - 1];
-        pts[k - 1] = t;
-      }
+    qsort(pts, np, sizeof *pts, cuzk__cmp_pt);
     cuzk__plot(f, &st, pts, np, (int)(2 * st.n_gpus), snames, cuzk__colors, "checkouts", 1);
   }
   free(pts);
