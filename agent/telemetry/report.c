@@ -9,6 +9,7 @@
 
 #define CUZK__MAX_BINS 200000
 #define CUZK__PLOT_W 1000
+#define CUZK__H2D_BUCKETS 120
 
 static const char *const cuzk__phase_name[CUZK_TPHASE__COUNT] = {"queued/budget", "synthesis",
                                                                  "GPU wait", "GPU", "finish"};
@@ -58,6 +59,10 @@ static void cuzk__phases(const cuzk_partition_timing_t *r, int64_t b[CUZK_TPHASE
 static int64_t cuzk__overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   int64_t s = a0 > b0 ? a0 : b0, e = a1 < b1 ? a1 : b1;
   return e > s ? e - s : 0;
+}
+
+static int64_t cuzk__clip64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
 }
 
 static int cuzk__cmp_i64(const void *a, const void *b) {
@@ -288,18 +293,18 @@ static void cuzk__plot(FILE *f, const cuzk_telemetry_stats_t *st, const cuzk__pt
           "class=\"lbl\">%.1f s</text>\n",
           L, T + H + 14, L + W - 40, T + H + 14, span / 1e6);
   for (int s = 0; s < nseries; s++) {
-    if (lines) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"", colors[s % 6]);
+    if (lines) fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" points=\"", colors[s % 10]);
     for (size_t i = 0; i < n; i++) {
       if (pts[i].series != s) continue;
       double x = L + W * (double)(pts[i].t - st->t0_us) / span, y = T + H - H * pts[i].y / ymax;
       if (lines)
         fprintf(f, "%.1f,%.1f ", x, y);
       else
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x, y, colors[s % 6]);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x, y, colors[s % 10]);
     }
     if (lines) fprintf(f, "\"/>\n");
     fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lbl\" fill=\"%s\">", L + 10 + 220 * (s % 4),
-            T + H + 30 + 14 * (s / 4), colors[s % 6]);
+            T + H + 30 + 14 * (s / 4), colors[s % 10]);
     cuzk_telemetry_html_escape(f, series_names[s]);
     fprintf(f, "</text>\n");
   }
@@ -312,8 +317,8 @@ static int cuzk__cmp_pt(const void *a, const void *b) {
   return x->series - y->series;
 }
 
-static const char *const cuzk__colors[6] = {"#4e79a7", "#e15759", "#59a14f",
-                                            "#f28e2b", "#b07aa1", "#76b7b2"};
+static const char *const cuzk__colors[10] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1",
+                                             "#76b7b2", "#edc948", "#ff9da7", "#9c755f", "#bab0ac"};
 
 cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
                                       const cuzk_telemetry_report_opts_t *opts, char *errstr,
@@ -410,25 +415,39 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
   const char **snames = calloc(st.n_gpus * 2 + 2, sizeof *snames);
   char(*sbuf)[160] = calloc(st.n_gpus * 2 + 2, sizeof *sbuf);
   fprintf(f, "<h2>H2D bandwidth</h2>\n");
-  if (pts && snames && sbuf) {
+  cuzk__pt_t *hp = calloc(st.n_gpus * CUZK__H2D_BUCKETS + 1, sizeof *hp);
+  int64_t h2d_b[CUZK__H2D_BUCKETS], h2d_u[CUZK__H2D_BUCKETS];
+  int64_t bucket = (st.t1_us - st.t0_us) / CUZK__H2D_BUCKETS + 1;
+  if (bucket < res) bucket = res;
+  if (pts && snames && sbuf && hp) {
     size_t np = 0;
     at = 0;
     for (size_t gi = 0; gi < st.n_gpus; gi++) {
       snprintf(sbuf[gi], sizeof sbuf[gi], "%s / gpu %d", st.gpus[gi].agent_id,
                (int)st.gpus[gi].gpu);
       snames[gi] = sbuf[gi];
-      for (size_t k = at; k < at + st.gpus[gi].partitions; k++)
-        if (set->recs[k].h2d_us > 0)
-          pts[np++] = (cuzk__pt_t){
-              set->recs[k].gpu_start_us,
-              (double)set->recs[k].h2d_bytes / (double)set->recs[k].h2d_us / 1e3, (int)gi};
+      for (size_t b = 0; b < CUZK__H2D_BUCKETS; b++) h2d_b[b] = h2d_u[b] = 0;
+      for (size_t k = at; k < at + st.gpus[gi].partitions; k++) {
+        const cuzk_partition_timing_t *r = &set->recs[k];
+        if (r->h2d_us <= 0) continue;
+        size_t b =
+            (size_t)((cuzk__clip64(r->gpu_start_us, st.t0_us, st.t1_us) - st.t0_us) / bucket);
+        if (b >= CUZK__H2D_BUCKETS) b = CUZK__H2D_BUCKETS - 1;
+        h2d_b[b] += r->h2d_bytes;
+        h2d_u[b] += r->h2d_us;
+      }
+      for (size_t b = 0; b < CUZK__H2D_BUCKETS; b++)
+        if (h2d_u[b] > 0)
+          hp[np++] = (cuzk__pt_t){st.t0_us + (int64_t)b * bucket + bucket / 2,
+                                  (double)h2d_b[b] / (double)h2d_u[b] / 1e3, (int)gi};
       at += st.gpus[gi].partitions;
     }
     if (np) {
       fprintf(f,
-              "<p>Bytes copied host to device over copy time, one point per partition at its "
-              "GPU start.</p>\n");
-      cuzk__plot(f, &st, pts, np, (int)st.n_gpus, snames, cuzk__colors, "GB/s", 0);
+              "<p>Bytes copied host to device over copy time per GPU, summed over %.1f s "
+              "buckets (by GPU start).</p>\n",
+              (double)bucket / 1e6);
+      cuzk__plot(f, &st, hp, np, (int)st.n_gpus, snames, cuzk__colors, "GB/s", np > st.n_gpus);
     } else {
       fprintf(f, "<p>No host-to-device copies recorded (CPU backend).</p>\n");
     }
@@ -473,6 +492,7 @@ cuzk_err_t cuzk_telemetry_report_html(FILE *f, cuzk_telemetry_set_t *set,
     cuzk__plot(f, &st, pts, np, (int)(2 * st.n_gpus), snames, cuzk__colors, "checkouts", 1);
   }
   free(pts);
+  free(hp);
   free(snames);
   free(sbuf);
   free(lat);
