@@ -22,6 +22,7 @@ static const cuzk_cmd_t *const cuzk__cmds[] = {
     &cuzk_cmd_results,
     &cuzk_cmd_setup,
     &cuzk_cmd_submit,
+    &cuzk_cmd_telemetry,
     &cuzk_cmd_verify,
     &cuzk_cmd_version,
 };

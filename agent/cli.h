@@ -47,6 +47,7 @@ extern const cuzk_cmd_t cuzk_cmd_prove;
 extern const cuzk_cmd_t cuzk_cmd_results;
 extern const cuzk_cmd_t cuzk_cmd_setup;
 extern const cuzk_cmd_t cuzk_cmd_submit;
+extern const cuzk_cmd_t cuzk_cmd_telemetry;
 extern const cuzk_cmd_t cuzk_cmd_verify;
 extern const cuzk_cmd_t cuzk_cmd_version;
 /* Hidden (not listed in --help): test helpers. */
