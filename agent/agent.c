@@ -12,6 +12,8 @@
 
 #include "agent/avro/codec.h"
 #include "agent/cli.h"
+#include "agent/http/families.h"
+#include "agent/http/server.h"
 #include "agent/kafka/topics.h"
 #include "agent/kafka/watermark.h"
 #include "agent/payload.h"
@@ -83,7 +85,27 @@ struct cuzk_agent {
   atomic_int stop;
   bool shutting_down;
   cuzk_agent_stats_t st;
+  /* HTTP (NULL when agent.http_listen is ""): families are updated on the poll thread; the
+   * server thread reads only the atomics below and the snapshot under http_mu. */
+  char *s_http;
+  cuzk_metrics_t *reg;
+  cuzk_families_t fam;
+  cuzk_http_t *http;
+  _Atomic uint64_t last_tick_ns;
+  atomic_int n_assigned, broker_up;
+  pthread_mutex_t http_mu;
+  cuzk_agent_engine_status_t es_snap;
+  size_t inflight_snap;
+  uint64_t last_sample_ms;
+  int64_t seen_pool_hits, seen_pool_misses;
 };
+
+static const char *const cuzk__type_label[5] = {"winning-post", "window-post", "snap-deals",
+                                                "porep-c2", "synthetic"};
+
+static const char *cuzk__type_name(int t) {
+  return t >= 0 && t < 5 ? cuzk__type_label[t] : "unknown";
+}
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
@@ -147,7 +169,8 @@ static void cuzk__rk_log(const rd_kafka_t *rk, int level, const char *fac, const
 }
 
 static void cuzk__rk_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
-  (void)opaque;
+  cuzk_agent_t *a = opaque;
+  if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) atomic_store(&a->broker_up, 0);
   CUZK_WARN("kafka", "client_error", "client=%s err=%s reason=%s", rd_kafka_name(rk),
             rd_kafka_err2name((rd_kafka_resp_err_t)err), reason);
 }
@@ -249,6 +272,7 @@ static void cuzk__rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
     }
     rd_kafka_topic_partition_list_destroy(c);
     rd_kafka_assign(rk, parts);
+    atomic_store(&a->broker_up, 1);
   } else {
     cuzk__commit(a, true);
     for (int i = 0; i < parts->cnt; i++)
@@ -258,6 +282,9 @@ static void cuzk__rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t err,
     a->n_parts = 0;
     rd_kafka_assign(rk, NULL);
   }
+  atomic_store(&a->n_assigned, (int)a->n_parts);
+  if (a->reg)
+    cuzk_metrics_set(cuzk_metrics_with(a->fam.kafka_partitions_assigned, NULL), (double)a->n_parts);
 }
 
 static void cuzk__deliver_job(cuzk_agent_t *a, cuzk__job_t *j, rd_kafka_resp_err_t err);
@@ -402,6 +429,15 @@ static void cuzk__deliver_job(cuzk_agent_t *a, cuzk__job_t *j, rd_kafka_resp_err
       break;
   }
   int64_t total_ms = (int64_t)cuzk_wall_ms() - j->started_ms;
+  if (a->reg) {
+    const char *st = j->rstatus == CUZK_RESULT_OK         ? "ok"
+                     : j->rstatus == CUZK_RESULT_REJECTED ? "rejected"
+                     : j->rstatus == CUZK_RESULT_EXPIRED  ? "expired"
+                     : j->rstatus == CUZK_RESULT_FAILED   ? "failed"
+                                                          : "handed_back";
+    cuzk_metrics_inc(cuzk_metrics_with(a->fam.jobs_total,
+                                       (const char *[]){cuzk__type_name((int)j->proof_type), st}));
+  }
   CUZK_INFO("agent", "result_published",
             "job_id=%s status=%s proof_bytes=%zu verified=%s error=%s topic=%s partition=%d "
             "offset=%lld total_ms=%lld",
@@ -451,6 +487,14 @@ static void cuzk__dead_letter(cuzk_agent_t *a, const rd_kafka_message_t *m, cons
     return;
   }
   if (cuzk__produce(a, CUZK_TOPIC_DEAD_LETTER, job_id, buf, len, NULL)) a->st.dead_letters++;
+  if (a->reg) {
+    const char *type = "unknown";
+    const char *tn = m ? rd_kafka_topic_name(m->rkt) : NULL;
+    for (int t = 0; tn && t < 4; t++)
+      if (strcmp(tn, a->topics.names[t]) == 0) type = cuzk__type_label[t];
+    cuzk_metrics_inc(cuzk_metrics_with(a->fam.dead_letters_total,
+                                       (const char *[]){type, cuzk_err_name(reason)}));
+  }
   free(buf);
 }
 
@@ -506,6 +550,145 @@ static void cuzk__engine_timing(void *ctx, const cuzk_agent_timing_t *t) {
   cuzk__push_event(a, ev);
 }
 
+/* ---- metrics (poll thread) ------------------------------------------------------------------- */
+
+static void cuzk__observe_phase(cuzk_agent_t *a, const char *type, const char *phase,
+                                uint64_t from_us, uint64_t to_us) {
+  if (from_us == 0 || to_us < from_us) return;
+  cuzk_metrics_observe(cuzk_metrics_with(a->fam.phase_seconds, (const char *[]){type, phase}),
+                       (double)(to_us - from_us) / 1e6);
+}
+
+static void cuzk__observe_timing(cuzk_agent_t *a, const cuzk_agent_timing_t *t) {
+  const char *type = cuzk__type_name(t->type);
+  cuzk_metrics_inc(cuzk_metrics_with(a->fam.partitions_total, (const char *[]){type, "ok"}));
+  cuzk__observe_phase(a, type, CUZK_PHASE_BUDGET_WAIT, t->enqueued, t->budget_granted);
+  cuzk__observe_phase(a, type, CUZK_PHASE_SYNTHESIS, t->synth_start, t->synth_end);
+  cuzk__observe_phase(a, type, CUZK_PHASE_GPU_QUEUE, t->gpu_queued, t->gpu_start);
+  cuzk__observe_phase(a, type, CUZK_PHASE_GPU, t->gpu_start, t->gpu_end);
+  cuzk__observe_phase(a, type, CUZK_PHASE_FINISH, t->gpu_end, t->finish_end);
+  cuzk__observe_phase(a, type, CUZK_PHASE_TOTAL, t->enqueued, t->finish_end);
+  if (!t->is_pinned) cuzk_metrics_inc(cuzk_metrics_with(a->fam.pool_fallbacks_total, NULL));
+  if (t->h2d_bytes > 0) {
+    char gpu[16];
+    snprintf(gpu, sizeof gpu, "%d", t->gpu < 0 ? 0 : t->gpu);
+    cuzk_metrics_add(cuzk_metrics_with(a->fam.h2d_bytes_total, (const char *[]){gpu}),
+                     (double)t->h2d_bytes);
+  }
+}
+
+/* Samples the engine status (about once a second) into the gauges and the /status snapshot. */
+static void cuzk__sample(cuzk_agent_t *a) {
+  uint64_t now = cuzk_wall_ms();
+  if (a->last_sample_ms && now - a->last_sample_ms < 1000) return;
+  a->last_sample_ms = now;
+  cuzk_agent_engine_status_t es;
+  memset(&es, 0, sizeof es);
+  if (a->conf.engine && a->conf.engine->status) a->conf.engine->status(a->conf.engine, &es);
+  size_t inflight = a->inflight_normal + a->inflight_critical;
+  pthread_mutex_lock(&a->http_mu);
+  a->es_snap = es;
+  a->inflight_snap = inflight;
+  pthread_mutex_unlock(&a->http_mu);
+  cuzk_families_t *f = &a->fam;
+  if (es.pool_hits > a->seen_pool_hits) {
+    cuzk_metrics_add(cuzk_metrics_with(f->pool_hits_total, NULL),
+                     (double)(es.pool_hits - a->seen_pool_hits));
+    a->seen_pool_hits = es.pool_hits;
+  }
+  if (es.pool_misses > a->seen_pool_misses) {
+    cuzk_metrics_add(cuzk_metrics_with(f->pool_misses_total, NULL),
+                     (double)(es.pool_misses - a->seen_pool_misses));
+    a->seen_pool_misses = es.pool_misses;
+  }
+  cuzk_metrics_set(cuzk_metrics_with(f->pool_bytes, (const char *[]){"allocated"}),
+                   (double)es.pool_bytes);
+  cuzk_metrics_set(cuzk_metrics_with(f->budget_used_bytes, NULL), (double)es.budget_used);
+  cuzk_metrics_set(cuzk_metrics_with(f->budget_total_bytes, NULL), (double)es.budget_total);
+  /* The engine reports jobs in flight and queued partitions without their type: "all". */
+  cuzk_metrics_set(cuzk_metrics_with(f->jobs_in_flight, (const char *[]){"all"}), (double)inflight);
+  cuzk_metrics_set(cuzk_metrics_with(f->jobs_queued, (const char *[]){"all"}),
+                   (double)(es.queued[0] + es.queued[1] + es.queued[2]));
+  cuzk_metrics_set(cuzk_metrics_with(f->gpu_busy_ratio, (const char *[]){"0"}), es.gpu_busy_ratio);
+  cuzk_metrics_set(cuzk_metrics_with(f->kafka_broker_up, NULL), (double)atomic_load(&a->broker_up));
+}
+
+/* librdkafka statistics (statistics.interval.ms), served by consumer_poll on the poll thread. */
+static int cuzk__rk_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
+  (void)rk;
+  cuzk_agent_t *a = opaque;
+  if (!a->reg) return 0;
+  cuzk_err_t e = cuzk_families_apply_kafka_stats(&a->fam, json, len);
+  if (e != CUZK_OK) CUZK_DEBUG("kafka", "stats_parse_failed", "err=%s", cuzk_err_name(e));
+  /* a broker whose connection state is UP (the brokers block of the document) */
+  atomic_store(&a->broker_up, strstr(json, "\"state\":\"UP\"") != NULL);
+  return 0; /* librdkafka frees json */
+}
+
+/* ---- HTTP callbacks (server thread) ---------------------------------------------------------- */
+
+static double cuzk__http_tick_age(void *ctx) {
+  cuzk_agent_t *a = ctx;
+  uint64_t t = atomic_load(&a->last_tick_ns);
+  if (t == 0) return -1;
+  return (double)(cuzk_now_ns() - t) / 1e9;
+}
+
+/* Ready: partitions assigned and a broker reachable. GPU health is trivially true on the CPU
+ * backend; a device check belongs here once the CUDA backend reports one. */
+static bool cuzk__http_ready(void *ctx, char *reason, size_t n) {
+  cuzk_agent_t *a = ctx;
+  if (!atomic_load(&a->broker_up)) {
+    snprintf(reason, n, "no broker reachable");
+    return false;
+  }
+  if (atomic_load(&a->n_assigned) <= 0) {
+    snprintf(reason, n, "no partitions assigned");
+    return false;
+  }
+  return true;
+}
+
+static char *cuzk__http_status(void *ctx) {
+  cuzk_agent_t *a = ctx;
+  pthread_mutex_lock(&a->http_mu);
+  cuzk_agent_engine_status_t es = a->es_snap;
+  size_t inflight = a->inflight_snap;
+  pthread_mutex_unlock(&a->http_mu);
+  size_t cap = 1024 + strlen(a->s_agent_id) * 6;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  char id[6 * 128 + 1];
+  size_t k = 0;
+  for (const char *p = a->s_agent_id; *p && k + 7 < sizeof id; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\') {
+      id[k++] = '\\';
+      id[k++] = (char)c;
+    } else if (c < 0x20) {
+      k += (size_t)snprintf(id + k, sizeof id - k, "\\u%04x", c);
+    } else {
+      id[k++] = (char)c;
+    }
+  }
+  id[k] = 0;
+  snprintf(out, cap,
+           "{\"agent_id\":\"%s\",\"version\":\"%s\",\"commit\":\"%s\","
+           "\"partitions_assigned\":%d,\"broker_up\":%s,\"jobs_in_flight\":%zu,"
+           "\"engine\":{\"jobs_in_flight\":%zu,\"partitions_in_flight\":%zu,"
+           "\"queued\":{\"normal\":%zu,\"high\":%zu,\"critical\":%zu},"
+           "\"budget\":{\"used\":%lld,\"total\":%lld},"
+           "\"pool\":{\"buffers\":%lld,\"bytes\":%lld,\"hits\":%lld,\"misses\":%lld},"
+           "\"gpu_busy_ratio\":%.4f}}\n",
+           id, cuzk_version_string(), cuzk_git_commit(), atomic_load(&a->n_assigned),
+           atomic_load(&a->broker_up) ? "true" : "false", inflight, es.jobs_in_flight,
+           es.partitions_in_flight, es.queued[0], es.queued[1], es.queued[2],
+           (long long)es.budget_used, (long long)es.budget_total, (long long)es.pool_buffers,
+           (long long)es.pool_bytes, (long long)es.pool_hits, (long long)es.pool_misses,
+           es.gpu_busy_ratio >= 0 && es.gpu_busy_ratio <= 1 ? es.gpu_busy_ratio : 0.0);
+  return out;
+}
+
 static void cuzk__publish_timing(cuzk_agent_t *a, const cuzk_agent_timing_t *t) {
   cuzk_partition_timing_t r;
   memset(&r, 0, sizeof r);
@@ -549,6 +732,7 @@ static void cuzk__publish_timing(cuzk_agent_t *a, const cuzk_agent_timing_t *t) 
   if (cuzk__produce(a, CUZK_TOPIC_TELEMETRY_PARTITIONS, t->job_id, buf, len, NULL)) a->st.timings++;
   free(buf);
   if (a->conf.on_timing) a->conf.on_timing(a->conf.cb_ctx, t);
+  if (a->reg) cuzk__observe_timing(a, t);
 }
 
 static void cuzk__drain_events(cuzk_agent_t *a) {
@@ -840,6 +1024,8 @@ cuzk_agent_t *cuzk_agent_new(const cuzk_agent_conf_t *conf, char *errstr, size_t
   }
   a->conf = *conf;
   pthread_mutex_init(&a->ev_mu, NULL);
+  pthread_mutex_init(&a->http_mu, NULL);
+  a->s_http = cuzk__dup(conf->http_listen ? conf->http_listen : "");
   a->ev_tail = &a->ev_head;
   a->s_agent_id = cuzk__dup(conf->agent_id && *conf->agent_id ? conf->agent_id : "cuzk-agent");
   a->s_brokers = cuzk__dup(conf->brokers);
@@ -877,6 +1063,7 @@ cuzk_agent_t *cuzk_agent_new(const cuzk_agent_conf_t *conf, char *errstr, size_t
       !cuzk__set(kc, "enable.auto.offset.store", "false", errstr, errstr_size) ||
       !cuzk__set(kc, "auto.offset.reset", "earliest", errstr, errstr_size) ||
       !cuzk__set(kc, "partition.assignment.strategy", assignor, errstr, errstr_size) ||
+      (*a->s_http && !cuzk__set(kc, "statistics.interval.ms", "5000", errstr, errstr_size)) ||
       (*a->s_instance && !cuzk__set(kc, "group.instance.id", a->s_instance, errstr, errstr_size)) ||
       !cuzk__set_props(kc, &conf->props, errstr, errstr_size) ||
       !cuzk__set_props(kc, &conf->consumer_props, errstr, errstr_size)) {
@@ -885,6 +1072,7 @@ cuzk_agent_t *cuzk_agent_new(const cuzk_agent_conf_t *conf, char *errstr, size_t
   }
   rd_kafka_conf_set_opaque(kc, a);
   rd_kafka_conf_set_rebalance_cb(kc, cuzk__rebalance);
+  rd_kafka_conf_set_stats_cb(kc, cuzk__rk_stats);
   rd_kafka_conf_set_log_cb(kc, cuzk__rk_log);
   rd_kafka_conf_set_error_cb(kc, cuzk__rk_error);
   a->consumer = rd_kafka_new(RD_KAFKA_CONSUMER, kc, errstr, errstr_size);
@@ -895,6 +1083,28 @@ cuzk_agent_t *cuzk_agent_new(const cuzk_agent_conf_t *conf, char *errstr, size_t
   rd_kafka_poll_set_consumer(a->consumer);
   a->producer = cuzk__new_producer(a, errstr, errstr_size);
   if (!a->producer) goto fail;
+  if (*a->s_http) {
+    a->reg = cuzk_metrics_new();
+    if (!a->reg || cuzk_families_init(&a->fam, a->reg, a->s_agent_id) != CUZK_OK) {
+      snprintf(errstr, errstr_size, "cannot register the metric families");
+      goto fail;
+    }
+    cuzk_http_callbacks_t cb = {
+        .ctx = a,
+        .metrics = a->reg,
+        .liveness_max_s = 30,
+        .tick_age_s = cuzk__http_tick_age,
+        .ready = cuzk__http_ready,
+        .status_json = cuzk__http_status,
+    };
+    char herr[256];
+    a->http = cuzk_http_new(a->s_http, &cb, herr, sizeof herr);
+    if (!a->http) {
+      snprintf(errstr, errstr_size, "agent.http_listen %s: %s", a->s_http, herr);
+      goto fail;
+    }
+    CUZK_INFO("agent", "http_listening", "listen=%s port=%u", a->s_http, cuzk_http_port(a->http));
+  }
   if (conf->engine) {
     atomic_store(&conf->engine->on_timing_ctx, (void *)a);
     atomic_store(&conf->engine->on_timing, cuzk__engine_timing);
@@ -967,6 +1177,8 @@ static void cuzk__loop_once(cuzk_agent_t *a) {
   cuzk__poll_producer(a);
   cuzk__retry_due(a);
   cuzk__backpressure(a);
+  if (a->reg) cuzk__sample(a);
+  atomic_store(&a->last_tick_ns, cuzk_now_ns());
   uint64_t now = cuzk_wall_ms();
   if (a->dirty && now - a->last_commit_ms >= (uint64_t)a->conf.commit_interval_ms)
     cuzk__commit(a, false);
@@ -1021,6 +1233,7 @@ cuzk_err_t cuzk_agent_run(cuzk_agent_t *a) {
 void cuzk_agent_free(cuzk_agent_t *a) {
   if (!a) return;
   /* the engine is already freed (agent.h): its table is not touched here */
+  cuzk_http_free(a->http);
   if (a->consumer) rd_kafka_destroy(a->consumer);
   if (a->producer) {
     rd_kafka_purge(a->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
@@ -1048,6 +1261,9 @@ void cuzk_agent_free(cuzk_agent_t *a) {
   free(a->s_group);
   free(a->s_instance);
   free(a->s_assignor);
+  free(a->s_http);
+  cuzk_metrics_free(a->reg);
+  pthread_mutex_destroy(&a->http_mu);
   pthread_mutex_destroy(&a->ev_mu);
   free(a);
 }

@@ -72,6 +72,9 @@ typedef struct {
   unsigned max_jobs_in_flight;
   unsigned reserve_critical;
   cuzk_agent_engine_t *engine; /* borrowed */
+  /* "host:port" of the HTTP server (/metrics, /healthz, /readyz, /status); NULL or "": none.
+   * cuzk_agent_new fails when it cannot be bound. */
+  const char *http_listen;
   /* Called on the poll thread once per loop; returning false stops the agent (as
    * cuzk_agent_stop). May be NULL. */
   bool (*tick)(void *ctx, cuzk_agent_t *agent);

@@ -5,6 +5,7 @@
 void cuzk_agent_conf_from_config(cuzk_agent_conf_t *o, const cuzk_config_t *c) {
   cuzk_agent_conf_init(o);
   o->agent_id = c->agent.id;
+  o->http_listen = c->agent.http_listen;
   o->brokers = c->kafka.brokers;
   o->topic_prefix = c->kafka.topic_prefix;
   o->group_id = c->kafka.group_id;
