@@ -611,6 +611,9 @@ static void cuzk__sample(cuzk_agent_t *a) {
                    (double)(es.queued[0] + es.queued[1] + es.queued[2]));
   cuzk_metrics_set(cuzk_metrics_with(f->gpu_busy_ratio, (const char *[]){"0"}), es.gpu_busy_ratio);
   cuzk_metrics_set(cuzk_metrics_with(f->kafka_broker_up, NULL), (double)atomic_load(&a->broker_up));
+  /* The engine reports SRS residency in total, not per circuit; the CPU backend keeps it on the host. */
+  cuzk_metrics_set(cuzk_metrics_with(f->srs_resident_bytes, (const char *[]){"all", "host"}),
+                   (double)es.srs_bytes);
 }
 
 /* librdkafka statistics (statistics.interval.ms), served by consumer_poll on the poll thread. */

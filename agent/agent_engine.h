@@ -58,6 +58,7 @@ typedef struct {
   int64_t pool_buffers, pool_bytes, pool_hits, pool_misses, pool_allocations, pool_frees;
   int64_t budget_used, budget_total;
   double gpu_busy_ratio;
+  int64_t srs_resident, srs_bytes; /* circuits whose parameters are loaded, and their bytes */
 } cuzk_agent_engine_status_t;
 
 typedef void (*cuzk_agent_done_fn)(void *user, const cuzk_agent_job_done_t *res);

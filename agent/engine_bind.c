@@ -113,6 +113,8 @@ static void cuzk__bind_status(cuzk_agent_engine_t *e, cuzk_agent_engine_status_t
   out->budget_used = (int64_t)s.budget.used;
   out->budget_total = (int64_t)s.budget.total;
   out->gpu_busy_ratio = s.gpu_busy_ratio;
+  out->srs_resident = (int64_t)s.srs_resident;
+  out->srs_bytes = (int64_t)s.srs_bytes;
 }
 
 static cuzk_err_t cuzk__bind_drain(cuzk_agent_engine_t *e, int timeout_ms) {

@@ -94,6 +94,9 @@ log "ok: Prometheus scraped the agent: sum(cuzk_jobs_total{status=\"ok\"}) = $go
 parts=$(query 'sum(cuzk_partitions_total{job="cuzk-agent"})')
 [ -n "$parts" ] || fail "no cuzk_partitions_total"
 log "ok: partitions $parts, phases $(query 'count(cuzk_phase_duration_seconds_count{job="cuzk-agent"})')"
+srs=$(query 'sum(cuzk_srs_resident_bytes{job="cuzk-agent"})')
+awk -v v="${srs:-0}" 'BEGIN{exit !(v > 0)}' || fail "cuzk_srs_resident_bytes is ${srs:-absent}, want > 0 after proving"
+log "ok: SRS resident bytes $srs"
 
 stop_agent "$pid_a"
 log "PASS"
