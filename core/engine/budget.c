@@ -1,5 +1,4 @@
 #include "core/engine/budget.h"
-#include "core/util/clock.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -34,8 +33,12 @@ cuzk_budget_t *cuzk_budget_new(uint64_t total) {
   assert(total > 0);
   cuzk_budget_t *b = calloc(1, sizeof *b);
   if (!b) return NULL;
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_mutex_init(&b->mu, NULL);
-  cuzk_cond_init_monotonic(&b->cv);
+  pthread_cond_init(&b->cv, &ca);
+  pthread_condattr_destroy(&ca);
   b->total = total;
   return b;
 }
@@ -94,7 +97,16 @@ cuzk_err_t cuzk_budget_reserve(cuzk_budget_t *b, uint64_t bytes, int timeout_ms,
   if (!r) return CUZK_ERR_NOMEM;
   r->b = b;
 
-  struct timespec deadline = cuzk_deadline_ts(timeout_ms > 0 ? (uint64_t)timeout_ms : 0);
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  if (timeout_ms > 0) {
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+      deadline.tv_sec++;
+      deadline.tv_nsec -= 1000000000L;
+    }
+  }
 
   pthread_mutex_lock(&b->mu);
   int waited = 0, timed_out = 0;

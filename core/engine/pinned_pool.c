@@ -1,5 +1,4 @@
 #include "core/engine/pinned_pool.h"
-#include "core/util/clock.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -37,6 +36,12 @@ struct cuzk_pinned_pool {
   bool warm_started, stopping, warm_busy;
   cuzk__warm_t *warm_head, *warm_tail;
 };
+
+static uint64_t cuzk__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static size_t cuzk__round(size_t bytes) {
   return (bytes + 4095) & ~(size_t)4095;
@@ -90,9 +95,9 @@ static uint32_t cuzk__slot_new(cuzk_pinned_pool_t *p) {
 /* Allocates one pinned buffer (outside the lock) and records it in a slot. */
 static bool cuzk__alloc_pinned(cuzk_pinned_pool_t *p, size_t bytes, bool idle, cuzk_buf_t *out,
                                char *why, size_t why_size) {
-  uint64_t t0 = cuzk_now_ns();
+  uint64_t t0 = cuzk__now_ns();
   void *ptr = p->a.alloc(p->a.ctx, bytes, why, why_size);
-  uint64_t dt = cuzk_now_ns() - t0;
+  uint64_t dt = cuzk__now_ns() - t0;
   pthread_mutex_lock(&p->mu);
   p->st.alloc_ns += dt;
   if (!ptr) {
