@@ -122,6 +122,35 @@ cuzk_gpu_status_t cuzk_gpu_msm_g1(cuzk_gpu_msm_t *ctx, const cuzk_gpu_g1_bases_t
                                   size_t offset, const void *scalars, size_t n, unsigned flags,
                                   unsigned window_bits, cuzk_gpu_g1_jac_t *out);
 
+/* Scalars 0 and 1 (the bulk of Filecoin witnesses) are split off unless this flag is set: ones
+ * are summed by a bitmap-driven batch addition of their bases, zeros dropped, and only the
+ * remaining scalars go through Pippenger (a compacted tail MSM indexing the same bases). The
+ * result is the same point either way; the flag exists for benchmarks and tests. */
+#define CUZK_GPU_MSM_NO_SPLIT01 4u
+
+/* ---- G2 and MSM on G2 -----------------------------------------------------------------------
+ * Affine G2 point over Fp2 = Fp[u]/(u^2+1): x = x0 + x1·u, each coordinate two Fp elements
+ * (c0 then c1) in Montgomery form, the layout of core/ec's cuzk_g2_affine_t; all-zero is the
+ * point at infinity. Jacobian result as for G1, coordinates in Fp2. */
+typedef struct {
+  uint64_t x[2][6], y[2][6];
+} cuzk_gpu_g2_affine_t;
+typedef struct {
+  uint64_t x[2][6], y[2][6], z[2][6];
+} cuzk_gpu_g2_jac_t;
+
+typedef struct cuzk_gpu_g2_bases cuzk_gpu_g2_bases_t;
+cuzk_gpu_status_t cuzk_gpu_g2_bases_new(cuzk_gpu_g2_bases_t **out, int dev,
+                                        const cuzk_gpu_g2_affine_t *host, size_t n);
+void cuzk_gpu_g2_bases_free(cuzk_gpu_g2_bases_t *b);
+size_t cuzk_gpu_g2_bases_count(const cuzk_gpu_g2_bases_t *b);
+
+/* out = sum_{i<n} scalars[i] * bases[offset + i] on G2; flags and window_bits as msm_g1. The
+ * same MSM context serves both curves (one call at a time). */
+cuzk_gpu_status_t cuzk_gpu_msm_g2(cuzk_gpu_msm_t *ctx, const cuzk_gpu_g2_bases_t *bases,
+                                  size_t offset, const void *scalars, size_t n, unsigned flags,
+                                  unsigned window_bits, cuzk_gpu_g2_jac_t *out);
+
 #ifdef __cplusplus
 }
 #endif
