@@ -146,8 +146,7 @@ sleep 1
 grep -q "event=reconfigured status_interval_s=3" "$work/a.log" || fail "SIGHUP did not reconfigure agent A"
 grep -q "kafka.group_id: changed" "$work/b.log" || fail "SIGHUP did not refuse a group_id change"
 kill -0 "$pid_a" && kill -0 "$pid_b" || fail "an agent died on SIGHUP"
-stop_agent "$pid_a"
-stop_agent "$pid_b"
+stop_agent "$pid_a" "$pid_b"
 grep -q "event=stopped" "$work/a.log" || fail "agent A did not log a graceful stop"
 if grep -q "level=error" "$work/a.log" "$work/b.log"; then
   grep "level=error" "$work/a.log" "$work/b.log" | head -5 >&2

@@ -64,10 +64,12 @@ CFG
 }
 
 # start_agent CFG LOG: starts `cuzk agent` in the background; its pid in $agent_pid.
+declare -A agent_log=()
 start_agent() {
   "$cuzk" agent --config "$1" >>"$2" 2>&1 &
   agent_pid=$!
   agents+=("$agent_pid")
+  agent_log[$agent_pid]="$2"
 }
 
 # submit JOB_ID TYPE [extra args...]
@@ -96,18 +98,23 @@ wait_results() {
   fail "only $n of $want results within $2 s"
 }
 
-# stop_agent PID: SIGTERM and wait (graceful shutdown); fails when it does not exit 0 within 30 s.
+# stop_agent PID...: SIGTERM to every PID at once (agents of one group leave together, so none
+# waits in a rebalance the others' departures start), then wait; fails when one does not exit 0
+# within 60 s, showing the end of its log.
 stop_agent() {
-  kill -TERM "$1"
-  local i
-  for i in $(seq 1 300); do
-    if ! kill -0 "$1" 2>/dev/null; then
-      local rc=0
-      wait "$1" || rc=$?
-      [ "$rc" -eq 0 ] || fail "agent $1 exited $rc after SIGTERM"
-      return 0
+  local p i rc
+  for p in "$@"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "$@"; do
+    for i in $(seq 1 600); do
+      kill -0 "$p" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$p" 2>/dev/null; then
+      [ -n "${agent_log[$p]:-}" ] && tail -25 "${agent_log[$p]}" >&2
+      fail "agent $p did not stop within 60 s of SIGTERM"
     fi
-    sleep 0.1
+    rc=0
+    wait "$p" || rc=$?
+    [ "$rc" -eq 0 ] || fail "agent $p exited $rc after SIGTERM"
   done
-  fail "agent $1 did not stop within 30 s of SIGTERM"
 }

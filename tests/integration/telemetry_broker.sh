@@ -31,7 +31,7 @@ done
 submit '<script>alert(1)</script>&x' winning-post --circuit synthetic-10
 n=$(( n + 1 ))
 wait_results "$n" 180
-for p in "${agents[@]}"; do stop_agent "$p"; done
+stop_agent "${agents[@]}"
 agents=()
 topic="$prefix.telemetry.partitions"
 dump telemetry.partitions PartitionTiming > "$work/kcat.jsonl"
