@@ -139,9 +139,9 @@ static int cuzk__gen_run(int argc, char **argv) {
     uint8_t *one = NULL;
     size_t n = 0;
     uint64_t id = (uint64_t)(sector_id + k);
-    cuzk_err_t e = cuzk_filecoin_post_gen(&one, &n, &info, randomness, id,
-                                          (uint64_t)(first_index + k), (uint64_t)(seed + k), err,
-                                          sizeof err);
+    cuzk_err_t e =
+        cuzk_filecoin_post_gen(&one, &n, &info, randomness, id, (uint64_t)(first_index + k),
+                               (uint64_t)(seed + k), err, sizeof err);
     if (e != CUZK_OK) {
       fprintf(stderr, "cuzk gen: %s\n", err);
       free(buf);
@@ -165,8 +165,8 @@ static int cuzk__gen_run(int argc, char **argv) {
   }
   double s = (double)(cuzk_now_us() - t0) / 1e6;
   int as_vec = vec || sectors > 1;
-  cuzk_err_t e = cuzk_file_write_atomic(out, as_vec ? buf : buf + 8, as_vec ? len : len - 8, err,
-                                        sizeof err);
+  cuzk_err_t e =
+      cuzk_file_write_atomic(out, as_vec ? buf : buf + 8, as_vec ? len : len - 8, err, sizeof err);
   free(buf);
   if (e != CUZK_OK) {
     fprintf(stderr, "cuzk gen: %s\n", err);
@@ -179,5 +179,5 @@ static int cuzk__gen_run(int argc, char **argv) {
   return CUZK_EXIT_OK;
 }
 
-const cuzk_cmd_t cuzk_cmd_gen = {"gen", "generate test data (PoSt vanilla proofs)",
-                                 cuzk__gen_run, cuzk__gen_usage};
+const cuzk_cmd_t cuzk_cmd_gen = {"gen", "generate test data (PoSt vanilla proofs)", cuzk__gen_run,
+                                 cuzk__gen_usage};

@@ -81,13 +81,13 @@ typedef struct {
   size_t scratch; /* Fr per chunk: all its levels */
   const uint64_t *ch;
   unsigned n_ch;
-  cuzk_fr_t *leaf;    /* [n_ch] */
-  cuzk_fr_t *sib;     /* [n_ch][levels][7] */
-  cuzk_fr_t *roots;   /* [chunks] */
+  cuzk_fr_t *leaf;  /* [n_ch] */
+  cuzk_fr_t *sib;   /* [n_ch][levels][7] */
+  cuzk_fr_t *roots; /* [chunks] */
   _Atomic int oom;
 } gen_t;
 
-#define SIB(g, c, l, k) (&(g)->sib[((size_t)(c) * 16 + (l)) * 7 + (k)])
+#define SIB(g, c, l, k) (&(g)->sib[((size_t)(c)*16 + (l)) * 7 + (k)])
 
 /* Hashes `n` nodes at `lv` up `levels` levels (t holds them, the levels above follow), recording
  * the siblings of every challenge whose node index at `lv` lies in [base, base + n). Returns the
@@ -188,8 +188,8 @@ cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
     return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "post_gen: out of memory");
   }
   cuzk_pool_parallel_for(cuzk_pool_global(), (size_t)chunks, gen_chunk, &g);
-  cuzk_fr_t root = *hash_up(&g, g.roots, chunks, g.chunk_levels, (unsigned)levels - g.chunk_levels,
-                            0);
+  cuzk_fr_t root =
+      *hash_up(&g, g.roots, chunks, g.chunk_levels, (unsigned)levels - g.chunk_levels, 0);
   cuzk_fr_t comm_c, comm_r, pair[2];
   uint64_t s = seed + 8 * leaves * 0x9e3779b97f4a7c15ull;
   rand_fr(&comm_c, &s);
@@ -231,10 +231,9 @@ cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
 }
 
 cuzk_err_t cuzk_filecoin_post_gen(uint8_t **out, size_t *out_len,
-                                  const cuzk_post_proof_info_t *info,
-                                  const uint8_t randomness[32], uint64_t sector_id,
-                                  uint64_t sector_index, uint64_t seed, char *errstr,
-                                  size_t errstr_size) {
+                                  const cuzk_post_proof_info_t *info, const uint8_t randomness[32],
+                                  uint64_t sector_id, uint64_t sector_index, uint64_t seed,
+                                  char *errstr, size_t errstr_size) {
   return cuzk_filecoin_post_gen_chunked(out, out_len, info, randomness, sector_id, sector_index,
                                         seed, UINT64_C(1) << 18, errstr, errstr_size);
 }

@@ -30,10 +30,9 @@
  * (*out, *out_len; caller frees). CUZK_ERR_UNSUPPORTED when the shape does not hold the sector's
  * leaves, CUZK_ERR_NOMEM. Threads: runs the global pool (cuzk_pool_global). */
 cuzk_err_t cuzk_filecoin_post_gen(uint8_t **out, size_t *out_len,
-                                  const cuzk_post_proof_info_t *info,
-                                  const uint8_t randomness[32], uint64_t sector_id,
-                                  uint64_t sector_index, uint64_t seed, char *errstr,
-                                  size_t errstr_size);
+                                  const cuzk_post_proof_info_t *info, const uint8_t randomness[32],
+                                  uint64_t sector_id, uint64_t sector_index, uint64_t seed,
+                                  char *errstr, size_t errstr_size);
 
 /* The same with chunks of at most max_chunk_leaves leaves (>= 1; tests use small chunks to
  * exercise the chunk/upper split). The output does not depend on the chunk size. */

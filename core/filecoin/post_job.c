@@ -70,8 +70,42 @@ void cuzk_post_job_free(cuzk_post_job_t *job) {
   free(job);
 }
 
-/* Checks sector i of the job against its vanilla proof (see cuzk_post_job_open). */
-static cuzk_err_t check_sector(const cuzk_post_job_t *j, size_t i, char *errstr,
+/* The leaf position a path's indices spell, after checking the MerkleProof's variant and every
+ * path length, sibling count and index against `shape` (no hashing). */
+static cuzk_err_t path_leaf(const cuzk_merkle_proof_t *p, const cuzk_tree_shape_t *shape,
+                            uint64_t *leaf, char *errstr, size_t errstr_size) {
+  cuzk_merkle_kind_t want = shape->top_arity   ? CUZK_MERKLE_TOP
+                            : shape->sub_arity ? CUZK_MERKLE_SUB
+                                               : CUZK_MERKLE_SINGLE;
+  if (p->kind != want)
+    return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size,
+                     "MerkleProof variant %d, the tree shape needs %d", (int)p->kind, (int)want);
+  const cuzk_vanilla_path_t *paths[3] = {&p->base, &p->sub, &p->top};
+  unsigned arity[3] = {shape->base_arity, shape->sub_arity, shape->top_arity};
+  size_t len[3] = {shape->base_height, shape->sub_arity ? 1u : 0u, shape->top_arity ? 1u : 0u};
+  uint64_t pos = 0, scale = 1;
+  for (int k = 0; k < 3; k++) {
+    if (paths[k]->len != len[k])
+      return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size,
+                       "path %d has %zu levels, the tree shape needs %zu", k, paths[k]->len,
+                       len[k]);
+    for (size_t l = 0; l < len[k]; l++) {
+      const cuzk_vanilla_path_elem_t *e = &paths[k]->elems[l];
+      if (e->n_hashes != arity[k] - 1 || e->index >= arity[k])
+        return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size,
+                         "path %d level %zu: %zu siblings, index %llu for arity %u", k, l,
+                         e->n_hashes, (unsigned long long)e->index, arity[k]);
+      pos += e->index * scale;
+      scale *= arity[k];
+    }
+  }
+  *leaf = pos;
+  return CUZK_OK;
+}
+
+/* Checks sector i of the job against its vanilla proof (see cuzk_post_job_open); the inclusion
+ * paths are hashed only when `hash_paths`. */
+static cuzk_err_t check_sector(const cuzk_post_job_t *j, size_t i, bool hash_paths, char *errstr,
                                size_t errstr_size) {
   const cuzk_post_proof_info_t *info = j->info;
   const cuzk_post_sector_proof_t *it = &j->vanilla->items[i];
@@ -101,8 +135,10 @@ static cuzk_err_t check_sector(const cuzk_post_job_t *j, size_t i, char *errstr,
   for (size_t c = 0; c < sp->n_proofs; c++) {
     uint64_t leaf = 0;
     char why[256];
-    e = cuzk_vanilla_merkle_verify(&sp->proofs[c], &info->shape, sp->comm_r_last, &leaf, why,
-                                   sizeof why);
+    e = path_leaf(&sp->proofs[c], &info->shape, &leaf, why, sizeof why);
+    if (e == CUZK_OK && hash_paths)
+      e = cuzk_vanilla_merkle_verify(&sp->proofs[c], &info->shape, sp->comm_r_last, NULL, why,
+                                     sizeof why);
     if (e != CUZK_OK)
       return cuzk_errf(CUZK_ERR_BAD_VANILLA, errstr, errstr_size, "sector %llu challenge %zu: %s",
                        (unsigned long long)it->sector_id, c, why);
@@ -116,8 +152,8 @@ static cuzk_err_t check_sector(const cuzk_post_job_t *j, size_t i, char *errstr,
   return CUZK_OK;
 }
 
-cuzk_err_t cuzk_post_job_open(cuzk_post_job_t **out, const uint8_t *buf, size_t len,
-                              char *errstr, size_t errstr_size) {
+cuzk_err_t cuzk_post_job_open(cuzk_post_job_t **out, const uint8_t *buf, size_t len, char *errstr,
+                              size_t errstr_size) {
   assert(out);
   *out = NULL;
   if (!buf || len < CUZK_POST_JOB_HEADER_BYTES || !cuzk_post_job_is_encoded(buf, len))
@@ -133,8 +169,8 @@ cuzk_err_t cuzk_post_job_open(cuzk_post_job_t **out, const uint8_t *buf, size_t 
   size_t rest = len - 88;
   if (n == 0 || n > rest / 8 || rest - 8 * n < 8)
     return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size,
-                     "PoSt job payload: %llu sector ids do not fit %zu bytes", (unsigned long long)n,
-                     len);
+                     "PoSt job payload: %llu sector ids do not fit %zu bytes",
+                     (unsigned long long)n, len);
   const uint8_t *ids = buf + 88;
   uint64_t vlen = rd64(ids + 8 * n);
   const uint8_t *van = ids + 8 * n + 8;
@@ -183,8 +219,9 @@ cuzk_err_t cuzk_post_job_open(cuzk_post_job_t **out, const uint8_t *buf, size_t 
                      "the payload holds %zu sector proofs, the job names %llu sectors", got,
                      (unsigned long long)n);
   }
+  j->paths_verified = j->n_sectors * info->challenges_per_sector <= CUZK_POST_JOB_ADMIT_PATHS;
   for (size_t i = 0; i < j->n_sectors; i++) {
-    e = check_sector(j, i, errstr, errstr_size);
+    e = check_sector(j, i, j->paths_verified, errstr, errstr_size);
     if (e != CUZK_OK) {
       cuzk_post_job_free(j);
       return e;
@@ -203,4 +240,18 @@ void cuzk_post_job_partition(cuzk_vanilla_post_t *view, const cuzk_post_job_t *j
   view->items = job->vanilla->items + first;
   view->n_items = cnt;
   view->arena_ = NULL;
+}
+
+cuzk_err_t cuzk_post_job_check_partition(const cuzk_post_job_t *job, uint32_t k, char *errstr,
+                                         size_t errstr_size) {
+  assert(job && k < job->partitions);
+  if (job->paths_verified) return CUZK_OK;
+  cuzk_vanilla_post_t view;
+  cuzk_post_job_partition(&view, job, k);
+  size_t first = (size_t)(view.items - job->vanilla->items);
+  for (size_t i = first; i < first + view.n_items; i++) {
+    cuzk_err_t e = check_sector(job, i, true, errstr, errstr_size);
+    if (e != CUZK_OK) return e;
+  }
+  return CUZK_OK;
 }

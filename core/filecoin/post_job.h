@@ -35,6 +35,11 @@
 #define CUZK_POST_JOB_VERSION 1u
 /* magic 4 + version 4 + proof 8 + prover 32 + randomness 32 + count 8 + vanilla length 8 */
 #define CUZK_POST_JOB_HEADER_BYTES 96u
+/* Jobs with at most this many inclusion paths (sectors x challenges) have every path hashed at
+ * open (WinningPoSt: 66); larger ones (a 32GiB WindowPoSt partition has 23,490, ~10 s of
+ * Poseidon) have theirs hashed per partition by cuzk_post_job_check_partition, on the worker
+ * that synthesizes it. */
+#define CUZK_POST_JOB_ADMIT_PATHS 4096u
 
 typedef struct {
   int64_t registered_proof;
@@ -53,6 +58,7 @@ typedef struct {
   size_t n_sectors;
   cuzk_vanilla_post_t *vanilla; /* n_sectors items, in sector_ids order */
   uint32_t partitions;
+  bool paths_verified; /* open() hashed every inclusion path (small jobs) */
 } cuzk_post_job_t;
 
 /* The registry circuit for a registered PoSt proof ("winning-post-2k", "window-post-32g", ...),
@@ -72,14 +78,20 @@ bool cuzk_post_job_is_encoded(const uint8_t *buf, size_t len);
  * CUZK_ERR_BAD_JOB (bad header, unknown registered proof, no sectors, more than one sector for
  * WinningPoSt, non-canonical randomness), CUZK_ERR_BAD_VANILLA (undecodable vanilla, sector
  * count or ids differ from the job's, a sector without exactly one SectorProof of the type's
- * challenge count, wrong tree shape, comm_r != Poseidon2(comm_c, comm_r_last), an inclusion path
- * that does not hash to comm_r_last, a challenged leaf that differs from the derivation from
- * the job's randomness), or the decoder's TRUNCATED / TOO_LARGE; NOMEM. The sentence names the
+ * challenge count, wrong tree shape, comm_r != Poseidon2(comm_c, comm_r_last), a challenged leaf
+ * (spelled by the path indices) that differs from the derivation from the job's randomness, an
+ * inclusion path that does not hash to comm_r_last: small jobs only, see
+ * CUZK_POST_JOB_ADMIT_PATHS), or the decoder's TRUNCATED / TOO_LARGE; NOMEM. The sentence names the
  * sector and challenge. *out is NULL on error. */
-cuzk_err_t cuzk_post_job_open(cuzk_post_job_t **out, const uint8_t *buf, size_t len,
-                              char *errstr, size_t errstr_size);
+cuzk_err_t cuzk_post_job_open(cuzk_post_job_t **out, const uint8_t *buf, size_t len, char *errstr,
+                              size_t errstr_size);
 
 void cuzk_post_job_free(cuzk_post_job_t *job);
+
+/* Hashes the inclusion paths of partition k's sectors unless open() did (paths_verified):
+ * CUZK_ERR_BAD_VANILLA naming the sector and challenge. Asserts k < job->partitions. */
+cuzk_err_t cuzk_post_job_check_partition(const cuzk_post_job_t *job, uint32_t k, char *errstr,
+                                         size_t errstr_size);
 
 /* A view (no copy; valid while `job` lives) of partition `k`'s sectors, for
  * cuzk_post_circuit_build. Asserts k < job->partitions. */

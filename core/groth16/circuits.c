@@ -148,6 +148,7 @@ static cuzk_err_t post_synth(const char *name, cuzk_cs_t *cs, const cuzk_circuit
   } else {
     cuzk_vanilla_post_t view = {0};
     if (in.job) {
+      e = cuzk_post_job_check_partition(in.job, partition, errstr, errstr_size);
       cuzk_post_job_partition(&view, in.job, partition);
     } else {
       size_t spp = info->kind == CUZK_POST_WINNING ? 1 : info->sectors_per_partition;
@@ -155,7 +156,7 @@ static cuzk_err_t post_synth(const char *name, cuzk_cs_t *cs, const cuzk_circuit
       view.items = in.raw->items + first;
       view.n_items = left < spp ? left : spp;
     }
-    e = cuzk_post_circuit_build(cs, info, &view, errstr, errstr_size);
+    if (e == CUZK_OK) e = cuzk_post_circuit_build(cs, info, &view, errstr, errstr_size);
   }
   post_input_free(&in);
   return e;

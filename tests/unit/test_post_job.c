@@ -79,13 +79,14 @@ static void witness(const char *circuit, const uint8_t *in, size_t len, uint32_t
   char err[512] = "";
   cuzk_err_t e = cuzk_circuit_witness_part(inputs, ni, &aux, &na, c, &c->defaults, in, len, part,
                                            err, sizeof err);
-  if (e != want) fail_msg("%s partition %u: %s (%s), want %s", circuit, part, cuzk_err_name(e), err,
-                          cuzk_err_name(want));
+  if (e != want)
+    fail_msg("%s partition %u: %s (%s), want %s", circuit, part, cuzk_err_name(e), err,
+             cuzk_err_name(want));
   free(aux);
 }
 
-static cuzk_err_t parts(const char *circuit, const uint8_t *in, size_t len, uint32_t *n,
-                        char *err, size_t errn) {
+static cuzk_err_t parts(const char *circuit, const uint8_t *in, size_t len, uint32_t *n, char *err,
+                        size_t errn) {
   const cuzk_circuit_t *c = cuzk_circuit_find(circuit);
   return cuzk_circuit_partitions(n, c, &c->defaults, in, len, err, errn);
 }
@@ -195,7 +196,8 @@ static void test_rejects(void **state) {
   uint64_t ids[2] = {5, 6};
   uint8_t *s[2];
   size_t sl[2], vl, pl;
-  for (int i = 0; i < 2; i++) s[i] = gen(info, ids[i], (uint64_t)i, g_seed + 9 + (uint64_t)i, &sl[i]);
+  for (int i = 0; i < 2; i++)
+    s[i] = gen(info, ids[i], (uint64_t)i, g_seed + 9 + (uint64_t)i, &sl[i]);
   uint8_t *van = vec_of(s, sl, 2, &vl);
   /* truncated vanilla */
   uint8_t *pay = job_payload(10, ids, 2, van, vl - 1, &pl);
@@ -243,13 +245,50 @@ static void test_rejects(void **state) {
   for (int i = 0; i < 2; i++) free(s[i]);
 }
 
+/* Above CUZK_POST_JOB_ADMIT_PATHS the paths are hashed per partition: a tampered path in
+ * sector 5 passes admission and fails the witness of partition 2 only. */
+static void test_large_deferred(void **state) {
+  (void)state;
+  const cuzk_post_proof_info_t *info = cuzk_filecoin_post_info(10);
+  enum { N = CUZK_POST_JOB_ADMIT_PATHS / 10 + 2 };
+  static uint8_t *s[N];
+  static size_t sl[N];
+  static uint64_t ids[N];
+  for (size_t i = 0; i < N; i++) {
+    ids[i] = 1000 + i;
+    s[i] = gen(info, ids[i], i, g_seed + i, &sl[i]);
+  }
+  size_t vl, pl;
+  uint8_t *van = vec_of(s, sl, N, &vl);
+  van[8 + 5 * sl[0] + 140 + 3] ^= 1; /* a sibling of sector 5's first path */
+  uint8_t *pay = job_payload(10, ids, N, van, vl, &pl);
+  uint32_t n = 0;
+  char err[512];
+  assert_int_equal(parts("window-post-2k", pay, pl, &n, err, sizeof err), CUZK_OK);
+  assert_int_equal(n, (N + 1) / 2);
+  cuzk_fr_t *in = NULL;
+  uint64_t ni;
+  witness("window-post-2k", pay, pl, 0, &in, &ni, CUZK_OK);
+  free(in);
+  witness("window-post-2k", pay, pl, 2, &in, &ni, CUZK_ERR_BAD_VANILLA);
+  free(pay), free(van);
+  for (size_t i = 0; i < N; i++) free(s[i]);
+}
+
 static void test_agent_prepare(void **state) {
   (void)state;
   int64_t ids[1] = {1};
   uint8_t van[8] = {0};
-  cuzk_agent_job_t j = {.job_id = "j", .type = 0, .payload = van, .payload_len = 8,
-                        .registered_proof = 0, .sector_size = 2048, .miner_id = 1000,
-                        .randomness = g_rand, .randomness_len = 32, .sector_ids = ids,
+  cuzk_agent_job_t j = {.job_id = "j",
+                        .type = 0,
+                        .payload = van,
+                        .payload_len = 8,
+                        .registered_proof = 0,
+                        .sector_size = 2048,
+                        .miner_id = 1000,
+                        .randomness = g_rand,
+                        .randomness_len = 32,
+                        .sector_ids = ids,
                         .n_sector_ids = 1};
   const char *c;
   uint8_t *p;
@@ -351,9 +390,8 @@ static void test_gen_shapes(void **state) {
         fail_msg("shape %d challenge %zu: %s", k, c, err);
       assert_int_equal(leaf, oracle_leaf(42, c, leaves));
     }
-    assert_int_equal(cuzk_vanilla_comm_r_check(sp->comm_c, sp->comm_r_last, v->items[0].comm_r,
-                                               NULL),
-                     CUZK_OK);
+    assert_int_equal(
+        cuzk_vanilla_comm_r_check(sp->comm_c, sp->comm_r_last, v->items[0].comm_r, NULL), CUZK_OK);
     cuzk_vanilla_post_free(v);
     free(ref);
   }
@@ -374,8 +412,8 @@ int main(void) {
   g_rand[31] &= 0x3f;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_window_partitions), cmocka_unit_test(test_winning),
-      cmocka_unit_test(test_rejects),           cmocka_unit_test(test_agent_prepare),
-      cmocka_unit_test(test_gen_shapes),
+      cmocka_unit_test(test_rejects),           cmocka_unit_test(test_large_deferred),
+      cmocka_unit_test(test_agent_prepare),     cmocka_unit_test(test_gen_shapes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
