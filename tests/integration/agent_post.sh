@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cuzk-test: labels=integration timeout=300
+# cuzk-test: labels=integration timeout=600
 # PoSt jobs through the agent on the real broker (CPU engine, insecure 2KiB parameters from
 # `cuzk setup`): a WinningPoSt job and a 3-sector WindowPoSt job (2 partitions, the second padded)
 # built by `cuzk submit` from vanilla proofs of `cuzk gen vanilla` come back OK; every partition
@@ -25,6 +25,13 @@ R=$(/usr/bin/python3 -c 'import os; b = bytearray(os.urandom(32)); b[31] &= 0x3f
 "$cuzk" gen vanilla --type window-post --sector-size 2KiB --proof 10 --seed 9 --randomness "$R" \
   --sector-id 21 --sectors 3 --out "$work/wdw.v" > "$work/wdw.gen"
 head -c -1 "$work/wdw.v" > "$work/trunc.v"
+"$cuzk" inspect vanilla --type winning-post "$work/win.v" --randomness "$R" >/dev/null ||
+  fail "cuzk inspect vanilla rejected the generated WinningPoSt proof"
+"$cuzk" inspect vanilla --type window-post --proof 10 "$work/wdw.v" --randomness "$R" >/dev/null ||
+  fail "cuzk inspect vanilla rejected the generated WindowPoSt proofs"
+# the 8-8-0 (32GiB) encoding on a small tree: sub-tree MerkleProofs, chunked on the pool
+"$cuzk" gen vanilla --type winning-post --sector-size 32GiB --base-height 3 --out "$work/sub.v" \
+  | grep -q "proof 3 (StackedDrgWinning32GiBV1) sectors 1 leaves 4096" || fail "gen --base-height"
 
 write_cfg "$work/a.cfg" agent-post
 start_agent "$work/a.cfg" "$work/a.log"
