@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent/agent_engine.h"
+#include "core/engine/engine_circuit.h"
 #include "core/filecoin/post_gen.h"
 #include "core/filecoin/post_job.h"
 #include "core/filecoin/vanilla.h"
@@ -138,6 +139,22 @@ static void test_window_partitions(void **state) {
   witness("window-post-2k", van, vl, 1, &pad, &np, CUZK_OK);
   assert_memory_equal(pad, in1, np * sizeof *pad);
   free(pad);
+  /* the engine's view: circuit type and partitions from the payload, witness per partition */
+  cuzk__ecircuit_t ec;
+  assert_int_equal(cuzk__ecircuit_resolve(&ec, "window-post-2k", err, sizeof err), CUZK_OK);
+  assert_int_equal(ec.type, CUZK_PROOF_WINDOW_POST);
+  assert_int_equal(cuzk__ecircuit_partitions(&ec, pay, pl, &n, err, sizeof err), CUZK_OK);
+  assert_int_equal(n, 2);
+  cuzk_fr_t *eaux = NULL;
+  uint64_t ena;
+  assert_int_equal(cuzk__ecircuit_witness(&ec, pay, pl, 1, &pad, &np, &eaux, &ena, err, sizeof err),
+                   CUZK_OK);
+  assert_int_equal(np, n1);
+  assert_memory_equal(pad, in1, np * sizeof *pad);
+  free(pad), free(eaux);
+  pay[pl - 1] ^= 0xff; /* the last sector's comm_r_last, top byte: not canonical */
+  assert_int_not_equal(cuzk__ecircuit_partitions(&ec, pay, pl, &n, err, sizeof err), CUZK_OK);
+  pay[pl - 1] ^= 0xff;
   cuzk_fr_t *none = NULL;
   witness("window-post-2k", pay, pl, 2, &none, &np, CUZK_ERR_INVALID_ARG);
   /* a window job is not a winning circuit's */
