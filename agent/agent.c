@@ -979,6 +979,15 @@ static void cuzk__handle(cuzk_agent_t *a, const rd_kafka_message_t *m) {
       .payload_len = strncmp(circuit, "synthetic", 9) == 0 ? 0 : payload_len,
       .priority = -1, /* from the proof type: WinningPoSt critical, WindowPoSt high */
       .deadline_wall_ms = job.has_deadline ? (uint64_t)job.deadline_ms : 0,
+      .registered_proof = job.registered_proof,
+      .sector_size = job.sector_size,
+      .miner_id = job.miner_id,
+      .prover_id = job.prover_id.data,
+      .prover_id_len = job.prover_id.len,
+      .randomness = job.has_randomness ? job.randomness.data : NULL,
+      .randomness_len = job.has_randomness ? job.randomness.len : 0,
+      .sector_ids = job.sector_ids,
+      .n_sector_ids = job.n_sector_ids,
   };
   if (!a->conf.engine) {
     e = CUZK_ERR_UNSUPPORTED;

@@ -26,6 +26,18 @@ typedef struct {
   size_t payload_len;
   int priority;              /* -1: from the type */
   uint64_t deadline_wall_ms; /* 0: none */
+  /* The ProofJob's proof context (borrowed). For PoSt types with a non-synthetic circuit the
+   * engine binding picks the circuit from registered_proof and hands the engine a PoSt job
+   * (core/filecoin/post_job.h) built from these and the vanilla payload. */
+  int64_t registered_proof;
+  int64_t sector_size;
+  int64_t miner_id;
+  const uint8_t *prover_id; /* 32 bytes, or 0 bytes: from miner_id */
+  size_t prover_id_len;
+  const uint8_t *randomness; /* NULL: none */
+  size_t randomness_len;
+  const int64_t *sector_ids;
+  size_t n_sector_ids;
 } cuzk_agent_job_t;
 
 typedef struct {
@@ -92,6 +104,17 @@ typedef struct {
   const char *timeline_file;
   bool prefer_gpu; /* use the CUDA backend when built and a device is present */
 } cuzk_agent_engine_conf_t;
+
+/* For a PoSt job (type 0 or 1) whose circuit is not synthetic: checks the ProofJob's context
+ * (registered proof known and of the job's type, sector size agreeing, 32-byte randomness,
+ * sector ids, 0 or 32 prover id bytes), picks the registry circuit by registered proof (*circuit
+ * points to a static name) and encodes the engine payload (core/filecoin/post_job.h; *payload
+ * malloc'd, caller frees). BAD_JOB for a bad context, UNSUPPORTED for a registered proof without
+ * a circuit in this build (e.g. 8MiB), NOMEM. The vanilla proofs themselves are checked by the
+ * engine at admission. */
+cuzk_err_t cuzk_agent_post_prepare(const cuzk_agent_job_t *job, const char **circuit,
+                                   uint8_t **payload, size_t *payload_len, char *errstr,
+                                   size_t errstr_size);
 
 /* The real engine on the CPU backend (or CUDA when prefer_gpu and available). NULL with errstr
  * when the engine is not part of this build or fails to start. */

@@ -16,6 +16,7 @@ static const cuzk_cmd_t *const cuzk__cmds[] = {
     &cuzk_cmd_agent,
     &cuzk_cmd_bench,
     &cuzk_cmd_demo,
+    &cuzk_cmd_gen,
     &cuzk_cmd_hash,
     &cuzk_cmd_inspect,
     &cuzk_cmd_prove,
@@ -90,7 +91,7 @@ static void cuzk__main_usage(FILE *out) {
 /* Commands with their own subcommands: the dispatcher answers --help only right after the command
  * name and leaves later ones to the subcommand (`cuzk bench fp --help`). */
 static int cuzk__has_subcommands(const char *name) {
-  static const char *const names[] = {"bench", "inspect", "telemetry"};
+  static const char *const names[] = {"bench", "gen", "inspect", "telemetry"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return 1;
   return 0;

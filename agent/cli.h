@@ -41,6 +41,7 @@ int cuzk_cuda_built(void);             /* 1 when the CUDA backend is compiled in
 extern const cuzk_cmd_t cuzk_cmd_agent;
 extern const cuzk_cmd_t cuzk_cmd_bench;
 extern const cuzk_cmd_t cuzk_cmd_demo;
+extern const cuzk_cmd_t cuzk_cmd_gen;
 extern const cuzk_cmd_t cuzk_cmd_hash;
 extern const cuzk_cmd_t cuzk_cmd_inspect;
 extern const cuzk_cmd_t cuzk_cmd_prove;

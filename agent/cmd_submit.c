@@ -1,6 +1,7 @@
 /* `cuzk submit`: publishes one ProofJob (operator tool). */
 #include <librdkafka/rdkafka.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,10 @@
 #include "agent/jobspec.h"
 #include "agent/kafka/topics.h"
 #include "agent/payload.h"
+#include "agent/config.h"
+#include "core/filecoin/post.h"
+#include "core/filecoin/vanilla.h"
+#include "core/util/hex.h"
 #include "core/util/file.h"
 
 static void submit_usage(FILE *out) {
@@ -17,6 +22,8 @@ static void submit_usage(FILE *out) {
           "Usage: cuzk submit --type TYPE (--vanilla FILE | --circuit synthetic-N) [--job-id ID]\n"
           "                   [--brokers B] [--prefix P] [--circuit C] [--inline-max BYTES]\n"
           "                   [--deadline-s S] [--partition N]\n"
+          "       PoSt jobs: [--proof N] [--sector-size S] --randomness HEX|FILE\n"
+          "                   [--sector-ids LIST|FILE] [--prover-id HEX|FILE | --miner-id N]\n"
           "\n"
           "Publishes one ProofJob to <prefix>.jobs.<TYPE>, keyed by its job id, and prints\n"
           "job_id, topic, partition and offset. A payload larger than --inline-max travels as a\n"
@@ -33,6 +40,16 @@ static void submit_usage(FILE *out) {
           "  --inline-max N     bytes sent inline at most (default 1048576)\n"
           "  --deadline-s S     the job expires S seconds from now\n"
           "  --partition N      topic partition (default: by key)\n"
+          "PoSt (winning-post, window-post; the agent picks the circuit by registered proof):\n"
+          "  --vanilla FILE     bincode Vec<FallbackPoStSectorProof>, one per challenged sector\n"
+          "                     in --sector-ids order (one bare proof is taken as a Vec of one)\n"
+          "  --proof N          RegisteredPoStProof (default: the type's newest for the size)\n"
+          "  --sector-size S    2KiB (default), 8MiB, 512MiB, 32GiB, 64GiB\n"
+          "  --randomness R     32 bytes: 64 hex digits, or a file of 32 raw bytes or 64 hex\n"
+          "  --sector-ids L     comma-separated ids, or a file of them (default: the vanilla\n"
+          "                     proofs' own sector ids)\n"
+          "  --prover-id P      32 bytes as for --randomness (default: from --miner-id)\n"
+          "  --miner-id N       actor id (default 1000)\n"
           "\n"
           "Exit codes: 0 published, 1 failure, 2 usage error.\n");
 }
@@ -60,10 +77,64 @@ static void cuzk__submit_dr(rd_kafka_t *rk, const rd_kafka_message_t *m, void *o
   d->offset = m->offset;
 }
 
+/* 32 bytes from 64 hex digits, or from a file holding 32 raw bytes or 64 hex digits. */
+static int cuzk__bytes32(const char *arg, uint8_t out[32]) {
+  if (cuzk_hex_decode_exact(out, 32, arg, strlen(arg), CUZK_HEX_ALLOW_0X) == CUZK_OK) return 0;
+  uint8_t *b = NULL;
+  size_t n = 0;
+  char err[256];
+  if (cuzk_file_read(arg, 4096, &b, &n, err, sizeof err) != CUZK_OK) return -1;
+  int rc = -1;
+  if (n == 32) {
+    memcpy(out, b, 32);
+    rc = 0;
+  } else {
+    while (n && (b[n - 1] == '\n' || b[n - 1] == '\r' || b[n - 1] == ' ')) n--;
+    if (cuzk_hex_decode_exact(out, 32, (const char *)b, n, CUZK_HEX_ALLOW_0X) == CUZK_OK) rc = 0;
+  }
+  free(b);
+  return rc;
+}
+
+/* Sector ids from "1,2,3" or a file of ids separated by commas or white space. */
+static int cuzk__sector_ids(const char *arg, int64_t **ids, size_t *n) {
+  uint8_t *b = NULL;
+  size_t len = 0;
+  char err[256];
+  if (strspn(arg, "0123456789,") != strlen(arg)) {
+    if (cuzk_file_read(arg, 1 << 24, &b, &len, err, sizeof err) != CUZK_OK) return -1;
+  } else {
+    b = (uint8_t *)strdup(arg);
+    len = b ? strlen(arg) : 0;
+  }
+  if (!b) return -1;
+  char *t = malloc(len + 1);
+  *ids = malloc((len / 2 + 1) * sizeof **ids);
+  if (!t || !*ids) {
+    free(b), free(t);
+    return -1;
+  }
+  memcpy(t, b, len);
+  t[len] = 0;
+  free(b);
+  *n = 0;
+  int rc = 0;
+  for (char *save = NULL, *tok = strtok_r(t, ", \t\r\n", &save); tok;
+       tok = strtok_r(NULL, ", \t\r\n", &save)) {
+    char *end;
+    long long v = strtoll(tok, &end, 10);
+    if (*end || v < 0) rc = -1;
+    (*ids)[(*n)++] = v;
+  }
+  free(t);
+  return rc == 0 && *n > 0 ? 0 : -1;
+}
+
 static int submit_run(int argc, char **argv) {
   const char *type_s = NULL, *vanilla = NULL, *job_id = NULL, *brokers = cuzk__env_brokers();
   const char *prefix = "cuzk", *circuit = NULL;
-  long long inline_max = 1 << 20, deadline_s = -1, partition = -1;
+  const char *rand_arg = NULL, *ids_arg = NULL, *prover_arg = NULL, *size_arg = NULL;
+  long long inline_max = 1 << 20, deadline_s = -1, partition = -1, proof = -1, miner_id = 1000;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **sp = NULL;
@@ -80,6 +151,18 @@ static int submit_run(int argc, char **argv) {
       sp = &prefix;
     else if (strcmp(a, "--circuit") == 0)
       sp = &circuit;
+    else if (strcmp(a, "--randomness") == 0)
+      sp = &rand_arg;
+    else if (strcmp(a, "--sector-ids") == 0)
+      sp = &ids_arg;
+    else if (strcmp(a, "--prover-id") == 0)
+      sp = &prover_arg;
+    else if (strcmp(a, "--sector-size") == 0)
+      sp = &size_arg;
+    else if (strcmp(a, "--proof") == 0)
+      ip = &proof;
+    else if (strcmp(a, "--miner-id") == 0)
+      ip = &miner_id;
     else if (strcmp(a, "--inline-max") == 0)
       ip = &inline_max;
     else if (strcmp(a, "--deadline-s") == 0)
@@ -139,6 +222,56 @@ static int submit_run(int argc, char **argv) {
     char uri[PATH_MAX + 8];
     snprintf(uri, sizeof uri, "file://%s", abspath);
     cuzk_jobspec_set_ref(&spec, uri, payload, len);
+  }
+  int64_t *ids = NULL;
+  bool post = (type == CUZK_PROOF_TYPE_WINNING_POST || type == CUZK_PROOF_TYPE_WINDOW_POST) &&
+              !synthetic;
+  if (post) {
+    uint8_t randomness[32], prover[32];
+    if (!rand_arg || cuzk__bytes32(rand_arg, randomness) != 0) {
+      free(payload);
+      return cuzk_cli_usage_error("submit", "a PoSt job needs --randomness (32 bytes)");
+    }
+    if (prover_arg && cuzk__bytes32(prover_arg, prover) != 0) {
+      free(payload);
+      return cuzk_cli_usage_error("submit", "--prover-id must be 32 bytes");
+    }
+    bool win = type == CUZK_PROOF_TYPE_WINNING_POST;
+    if (proof < 0) {
+      uint64_t ss = 2048;
+      if (size_arg && cuzk_config_parse_size(size_arg, &ss, err, sizeof err) != CUZK_OK) {
+        free(payload);
+        return cuzk_cli_usage_error("submit", "--sector-size: %s", err);
+      }
+      for (int id = 14; id >= 0 && proof < 0; id--) {
+        const cuzk_post_proof_info_t *in = cuzk_filecoin_post_info(id);
+        if (in && (in->kind == CUZK_POST_WINNING) == win && in->sector_size == ss) proof = id;
+      }
+    }
+    size_t n_ids = 0;
+    if (ids_arg) {
+      if (cuzk__sector_ids(ids_arg, &ids, &n_ids) != 0) {
+        free(payload), free(ids);
+        return cuzk_cli_usage_error("submit", "--sector-ids: not a list of sector numbers");
+      }
+    } else {
+      cuzk_vanilla_post_t *v = NULL;
+      if (cuzk_vanilla_post_decode_vec(&v, payload, len, err, sizeof err) != CUZK_OK &&
+          cuzk_vanilla_post_decode(&v, payload, len, err, sizeof err) != CUZK_OK) {
+        fprintf(stderr, "cuzk submit: --vanilla: %s (name the sectors with --sector-ids)\n", err);
+        free(payload);
+        return CUZK_EXIT_FAIL;
+      }
+      ids = malloc((v->n_items + 1) * sizeof *ids);
+      for (size_t i = 0; ids && i < v->n_items; i++) ids[n_ids++] = (int64_t)v->items[i].sector_id;
+      cuzk_vanilla_post_free(v);
+    }
+    if (proof < 0 || cuzk_jobspec_set_post(&spec, (int)proof, prover_arg ? prover : NULL, miner_id,
+                                           randomness, ids, n_ids) != 0) {
+      free(payload), free(ids);
+      return cuzk_cli_usage_error("submit", "no %s registered proof for these options",
+                                  type_s);
+    }
   }
   if (deadline_s >= 0) {
     spec.job.has_deadline = true;
@@ -201,6 +334,7 @@ out:
   free(msg);
   cuzk_avro_codec_free(codec);
   free(payload);
+  free(ids);
   return rc;
 }
 

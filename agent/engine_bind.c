@@ -3,6 +3,7 @@
  * back to the CPU and says so in the log.) */
 #include "agent/agent_engine.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "core/engine/backend.h"
 #include "core/engine/engine.h"
+#include "core/filecoin/post_job.h"
 #include "core/util/log.h"
 
 typedef struct {
@@ -72,6 +74,74 @@ static void cuzk__bind_timing(void *ctx, const cuzk_partition_timing_t *t) {
   fn(atomic_load(&b->base.on_timing_ctx), &o);
 }
 
+cuzk_err_t cuzk_agent_post_prepare(const cuzk_agent_job_t *job, const char **circuit,
+                                   uint8_t **payload, size_t *payload_len, char *errstr,
+                                   size_t errstr_size) {
+  assert(job && circuit && payload && payload_len);
+  assert(job->type == 0 || job->type == 1);
+  *circuit = NULL;
+  *payload = NULL;
+  *payload_len = 0;
+  const cuzk_post_proof_info_t *info = cuzk_filecoin_post_info(job->registered_proof);
+  const char *tname = job->type == 0 ? "WINNING_POST" : "WINDOW_POST";
+  if (!info)
+    return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size,
+                     "registered_proof %lld is not a RegisteredPoStProof",
+                     (long long)job->registered_proof);
+  if ((info->kind == CUZK_POST_WINNING) != (job->type == 0))
+    return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size, "registered_proof %d (%s) in a %s job",
+                     info->id, info->name, tname);
+  if ((uint64_t)job->sector_size != info->sector_size)
+    return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size,
+                     "sector_size %lld disagrees with registered_proof %d (%s: %llu bytes)",
+                     (long long)job->sector_size, info->id, info->name,
+                     (unsigned long long)info->sector_size);
+  const char *c = cuzk_post_job_circuit(info);
+  if (!c)
+    return cuzk_errf(CUZK_ERR_UNSUPPORTED, errstr, errstr_size,
+                     "registered_proof %d (%s): no circuit for this sector size in this build",
+                     info->id, info->name);
+  if (!job->randomness || job->randomness_len != 32)
+    return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size,
+                     "a %s job needs 32 bytes of randomness (got %zu)", tname,
+                     job->randomness ? job->randomness_len : 0);
+  if (job->n_sector_ids == 0)
+    return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size, "a %s job needs sector_ids", tname);
+  uint8_t prover[32] = {0};
+  if (job->prover_id_len == 32) {
+    memcpy(prover, job->prover_id, 32);
+  } else if (job->prover_id_len == 0) {
+    /* filecoin-ffi's prover id: the ID address payload (unsigned LEB128 actor id), zero-padded */
+    uint64_t v = (uint64_t)job->miner_id;
+    for (int i = 0; i < 10; i++) {
+      prover[i] = (uint8_t)(v & 0x7f);
+      v >>= 7;
+      if (!v) break;
+      prover[i] |= 0x80;
+    }
+  } else {
+    return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size, "prover_id of %zu bytes (want 32)",
+                     job->prover_id_len);
+  }
+  uint64_t *ids = malloc(job->n_sector_ids * sizeof *ids);
+  if (!ids) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "out of memory");
+  for (size_t i = 0; i < job->n_sector_ids; i++) {
+    if (job->sector_ids[i] < 0) {
+      free(ids);
+      return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size, "sector id %lld",
+                       (long long)job->sector_ids[i]);
+    }
+    ids[i] = (uint64_t)job->sector_ids[i];
+  }
+  cuzk_post_job_spec_t spec = {job->registered_proof, prover,       job->randomness, ids,
+                               job->n_sector_ids,     job->payload, job->payload_len};
+  cuzk_err_t e = cuzk_post_job_encode(payload, payload_len, &spec);
+  free(ids);
+  if (e != CUZK_OK) return cuzk_errf(e, errstr, errstr_size, "out of memory");
+  *circuit = c;
+  return CUZK_OK;
+}
+
 static cuzk_err_t cuzk__bind_submit(cuzk_agent_engine_t *e, const cuzk_agent_job_t *job,
                                     cuzk_agent_done_fn done, void *user, char *errstr,
                                     size_t errstr_size) {
@@ -90,8 +160,22 @@ static cuzk_err_t cuzk__bind_submit(cuzk_agent_engine_t *e, const cuzk_agent_job
   j.payload_len = job->payload_len;
   j.priority = job->priority;
   j.deadline_wall_ms = job->deadline_wall_ms;
+  uint8_t *post_payload = NULL;
+  bool synthetic = job->circuit && strncmp(job->circuit, "synthetic", 9) == 0;
+  if ((job->type == 0 || job->type == 1) && !synthetic) {
+    size_t len = 0;
+    cuzk_err_t err =
+        cuzk_agent_post_prepare(job, &j.circuit, &post_payload, &len, errstr, errstr_size);
+    if (err != CUZK_OK) {
+      free(bj);
+      return err;
+    }
+    j.payload = post_payload;
+    j.payload_len = len;
+  }
   cuzk_err_t err =
       cuzk_engine_submit(b->engine, &j, cuzk__bind_done, bj, NULL, errstr, errstr_size);
+  free(post_payload);
   if (err != CUZK_OK) free(bj);
   return err;
 }

@@ -1,9 +1,11 @@
 #include "agent/jobspec.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agent/payload.h"
+#include "core/filecoin/post.h"
 #include "core/util/clock.h"
 
 void cuzk_jobspec_init(cuzk_jobspec_t *s, cuzk_proof_type_t type, const char *job_id,
@@ -42,6 +44,40 @@ void cuzk_jobspec_set_ref(cuzk_jobspec_t *s, const char *uri, const uint8_t *pay
   s->job.payload_ref.uri = s->ref_uri;
   cuzk_payload_sha256(s->job.payload_ref.sha256, payload, payload_len);
   s->job.payload_ref.size = (int64_t)payload_len;
+}
+
+int cuzk_jobspec_set_post(cuzk_jobspec_t *s, int registered_proof, const uint8_t *prover_id,
+                          int64_t miner_id, const uint8_t randomness[32], const int64_t *sector_ids,
+                          size_t n_sector_ids) {
+  const cuzk_post_proof_info_t *info = cuzk_filecoin_post_info(registered_proof);
+  cuzk_proof_job_t *j = &s->job;
+  bool win = j->proof_type == CUZK_PROOF_TYPE_WINNING_POST;
+  if (!info || (j->proof_type != CUZK_PROOF_TYPE_WINDOW_POST && !win) ||
+      (info->kind == CUZK_POST_WINNING) != win)
+    return -1;
+  j->registered_proof = registered_proof;
+  j->sector_size = (int64_t)info->sector_size;
+  j->miner_id = miner_id;
+  if (prover_id) {
+    memcpy(s->prover_id, prover_id, 32);
+  } else {
+    /* filecoin-ffi's prover id: the ID address payload (unsigned LEB128 actor id), zero-padded */
+    memset(s->prover_id, 0, 32);
+    uint64_t v = (uint64_t)miner_id;
+    for (int i = 0; i < 10; i++) {
+      s->prover_id[i] = (uint8_t)(v & 0x7f);
+      v >>= 7;
+      if (!v) break;
+      s->prover_id[i] |= 0x80;
+    }
+  }
+  j->prover_id = (cuzk_bytes_t){s->prover_id, 32};
+  memcpy(s->randomness, randomness, 32);
+  j->has_randomness = true;
+  j->randomness = (cuzk_bytes_t){s->randomness, 32};
+  j->sector_ids = (int64_t *)sector_ids;
+  j->n_sector_ids = n_sector_ids;
+  return 0;
 }
 
 int cuzk_jobspec_parse_type(const char *s, cuzk_proof_type_t *out) {

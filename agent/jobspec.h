@@ -31,6 +31,17 @@ void cuzk_jobspec_init(cuzk_jobspec_t *s, cuzk_proof_type_t type, const char *jo
 void cuzk_jobspec_set_ref(cuzk_jobspec_t *s, const char *uri, const uint8_t *payload,
                           size_t payload_len);
 
+/* Makes the job a PoSt job for `registered_proof` (sector size from it): prover id (32 bytes;
+ * NULL: from miner_id as filecoin-ffi derives it, LEB128 actor id zero-padded), randomness
+ * (32 bytes), the challenged sector ids in
+ * the payload's order. Copies the prover id and randomness; sector_ids stay borrowed. The payload
+ * stays what cuzk_jobspec_init set: bincode Vec<FallbackPoStSectorProof>, one per sector id
+ * (core/filecoin/post_job.h). Returns 0, or -1 when registered_proof is not a PoSt proof of the
+ * job's type. */
+int cuzk_jobspec_set_post(cuzk_jobspec_t *s, int registered_proof, const uint8_t *prover_id,
+                          int64_t miner_id, const uint8_t randomness[32], const int64_t *sector_ids,
+                          size_t n_sector_ids);
+
 /* Parses "winning-post", "window-post", "snap-deals", "porep-c2". */
 int cuzk_jobspec_parse_type(const char *s, cuzk_proof_type_t *out);
 

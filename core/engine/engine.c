@@ -976,6 +976,13 @@ cuzk_err_t cuzk_engine_submit(cuzk_engine_t *e, const cuzk_job_t *job, cuzk_job_
   cuzk_err_t err = cuzk__ecircuit_resolve(&c, job->circuit, errstr, errstr_size);
   if (err != CUZK_OK) return err;
   uint32_t parts = job->partitions ? job->partitions : c.default_partitions;
+  bool validated = false;
+  if (!job->partitions && job->payload_len && c.circuit->partitions) {
+    validated = true;
+    /* the payload decides (PoSt: sectors / sectors per partition) and is validated in full */
+    err = cuzk__ecircuit_partitions(&c, job->payload, job->payload_len, &parts, errstr, errstr_size);
+    if (err != CUZK_OK) return err;
+  }
   if (parts == 0 || parts > 1u << 20)
     return cuzk_errf(CUZK_ERR_BAD_JOB, errstr, errstr_size, "%u partitions", parts);
 
@@ -1003,7 +1010,7 @@ cuzk_err_t cuzk_engine_submit(cuzk_engine_t *e, const cuzk_job_t *job, cuzk_job_
     job_free(j);
     return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "no memory");
   }
-  if (job->payload_len) {
+  if (job->payload_len && !validated) {
     /* Validate the payload now (a bad job is refused, never admitted). */
     cuzk_fr_t *in = NULL, *aux = NULL;
     uint64_t ni, na;

@@ -35,7 +35,10 @@ cuzk_err_t cuzk__ecircuit_resolve(cuzk__ecircuit_t *out, const char *id, char *e
   snprintf(out->name, sizeof out->name, "%s", name);
   snprintf(out->id, sizeof out->id, "%s-%u", name, out->opts.log_n);
   cuzk_circuit_file_stem(out->stem, sizeof out->stem, c, &out->opts);
-  out->type = strcmp(name, "synthetic") == 0 ? CUZK_PROOF_SYNTHETIC : CUZK_PROOF__COUNT;
+  out->type = strcmp(name, "synthetic") == 0          ? CUZK_PROOF_SYNTHETIC
+              : strncmp(name, "winning-post-", 13) == 0 ? CUZK_PROOF_WINNING_POST
+              : strncmp(name, "window-post-", 12) == 0  ? CUZK_PROOF_WINDOW_POST
+                                                        : CUZK_PROOF__COUNT;
   out->default_partitions = 1;
   return CUZK_OK;
 }
@@ -48,9 +51,18 @@ cuzk_err_t cuzk__ecircuit_record(const cuzk__ecircuit_t *c, cuzk_r1cs_t **out, c
 cuzk_err_t cuzk__ecircuit_witness(const cuzk__ecircuit_t *c, const uint8_t *payload, size_t payload_len,
                                   uint32_t partition, cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
                                   uint64_t *n_aux, char *errstr, size_t errstr_size) {
-  (void)partition;
-  cuzk_err_t e = cuzk_circuit_witness(inputs, n_inputs, aux, n_aux, c->circuit, &c->opts,
-                                      payload_len ? payload : NULL, payload_len, errstr, errstr_size);
+  cuzk_err_t e = cuzk_circuit_witness_part(inputs, n_inputs, aux, n_aux, c->circuit, &c->opts,
+                                           payload_len ? payload : NULL, payload_len, partition,
+                                           errstr, errstr_size);
+  if (e == CUZK_ERR_INVALID_ARG) e = CUZK_ERR_BAD_VANILLA;
+  return e;
+}
+
+cuzk_err_t cuzk__ecircuit_partitions(const cuzk__ecircuit_t *c, const uint8_t *payload,
+                                     size_t payload_len, uint32_t *out, char *errstr,
+                                     size_t errstr_size) {
+  cuzk_err_t e = cuzk_circuit_partitions(out, c->circuit, &c->opts, payload_len ? payload : NULL,
+                                         payload_len, errstr, errstr_size);
   if (e == CUZK_ERR_INVALID_ARG) e = CUZK_ERR_BAD_VANILLA;
   return e;
 }

@@ -39,4 +39,11 @@ cuzk_err_t cuzk__ecircuit_witness(const cuzk__ecircuit_t *c, const uint8_t *payl
                                   uint32_t partition, cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
                                   uint64_t *n_aux, char *errstr, size_t errstr_size);
 
+/* The partitions of a job with `payload` (may be empty), validating the payload in full (PoSt:
+ * core/filecoin/post_job.h): 1 for circuits without a partition rule. The circuit's typed error
+ * (BAD_JOB, BAD_VANILLA, TRUNCATED, ...) otherwise. */
+cuzk_err_t cuzk__ecircuit_partitions(const cuzk__ecircuit_t *c, const uint8_t *payload,
+                                     size_t payload_len, uint32_t *out, char *errstr,
+                                     size_t errstr_size);
+
 #endif

@@ -1,11 +1,14 @@
 #include "core/filecoin/post_gen.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/ff/fr.h"
+#include "core/circuits/post.h"
 #include "core/hash/poseidon.h"
+#include "core/util/pool.h"
 
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -64,75 +67,173 @@ static void put_fr(wr_t *w, const cuzk_fr_t *x) {
   put(w, b, 32);
 }
 
-cuzk_err_t cuzk_filecoin_post_gen(uint8_t **out, size_t *out_len,
-                                  const cuzk_post_proof_info_t *info,
-                                  const uint8_t randomness[32], uint64_t sector_id,
-                                  uint64_t sector_index, uint64_t seed, char *errstr,
-                                  size_t errstr_size) {
+/* Leaf i of the sector: the 8 splitmix64 outputs after 8*i draws from `seed`. */
+static void leaf_at(cuzk_fr_t *out, uint64_t seed, uint64_t i) {
+  uint64_t s = seed + 8 * i * 0x9e3779b97f4a7c15ull;
+  rand_fr(out, &s);
+}
+
+typedef struct {
+  uint64_t seed;
+  const unsigned *arity; /* per level, leaf level first */
+  unsigned chunk_levels;
+  uint64_t chunk; /* leaves per chunk: product of the first chunk_levels arities */
+  size_t scratch; /* Fr per chunk: all its levels */
+  const uint64_t *ch;
+  unsigned n_ch;
+  cuzk_fr_t *leaf;  /* [n_ch] */
+  cuzk_fr_t *sib;   /* [n_ch][levels][7] */
+  cuzk_fr_t *roots; /* [chunks] */
+  _Atomic int oom;
+} gen_t;
+
+#define SIB(g, c, l, k) (&(g)->sib[((size_t)(c)*16 + (l)) * 7 + (k)])
+
+/* Hashes `n` nodes at `lv` up `levels` levels (t holds them, the levels above follow), recording
+ * the siblings of every challenge whose node index at `lv` lies in [base, base + n). Returns the
+ * top node. */
+static const cuzk_fr_t *hash_up(gen_t *g, cuzk_fr_t *t, uint64_t n, unsigned lv, unsigned levels,
+                                uint64_t base) {
+  for (unsigned l = lv; l < lv + levels; l++) {
+    unsigned ar = g->arity[l];
+    for (unsigned c = 0; c < g->n_ch; c++) {
+      uint64_t pos = g->ch[c];
+      for (unsigned k = 0; k < l; k++) pos /= g->arity[k];
+      uint64_t lb = base;
+      for (unsigned k = lv; k < l; k++) lb /= g->arity[k];
+      if (pos < lb || pos >= lb + n) continue;
+      uint64_t rel = pos - lb, grp = rel / ar * ar;
+      unsigned w = 0;
+      for (unsigned k = 0; k < ar; k++)
+        if (grp + k != rel) *SIB(g, c, l, w++) = t[grp + k];
+    }
+    for (uint64_t i = 0; i < n / ar; i++) cuzk_poseidon_hash(&t[n + i], ar, &t[ar * i]);
+    t += n;
+    n /= ar;
+  }
+  return t;
+}
+
+static void gen_chunk(void *ctx, size_t i) {
+  gen_t *g = ctx;
+  cuzk_fr_t *t = malloc(g->scratch * sizeof *t);
+  if (!t) {
+    g->oom = 1;
+    return;
+  }
+  uint64_t first = (uint64_t)i * g->chunk;
+  for (uint64_t k = 0; k < g->chunk; k++) leaf_at(&t[k], g->seed, first + k);
+  for (unsigned c = 0; c < g->n_ch; c++)
+    if (g->ch[c] >= first && g->ch[c] < first + g->chunk) g->leaf[c] = t[g->ch[c] - first];
+  g->roots[i] = *hash_up(g, t, g->chunk, 0, g->chunk_levels, first);
+  free(t);
+}
+
+static void put_path(wr_t *w, gen_t *g, unsigned c, unsigned from, unsigned to) {
+  put_u64(w, to - from);
+  uint64_t pos = g->ch[c];
+  for (unsigned l = 0; l < to; l++) {
+    if (l >= from) {
+      put_u64(w, g->arity[l] - 1);
+      for (unsigned k = 0; k + 1 < g->arity[l]; k++) put_fr(w, SIB(g, c, l, k));
+      put_u64(w, pos % g->arity[l]);
+    }
+    pos /= g->arity[l];
+  }
+}
+
+cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
+                                          const cuzk_post_proof_info_t *info,
+                                          const uint8_t randomness[32], uint64_t sector_id,
+                                          uint64_t sector_index, uint64_t seed,
+                                          uint64_t max_chunk_leaves, char *errstr,
+                                          size_t errstr_size) {
   *out = NULL;
   *out_len = 0;
   const cuzk_tree_shape_t *sh = &info->shape;
-  unsigned ar = sh->base_arity, h = sh->base_height;
-  uint64_t leaves = cuzk_filecoin_sector_leaves(info->sector_size);
-  if (sh->sub_arity || sh->top_arity || ar != 8 || leaves > (1u << 24))
+  unsigned arity[16];
+  size_t levels = cuzk_post_tree_levels(arity, sh);
+  uint64_t leaves = cuzk_filecoin_sector_leaves(info->sector_size), prod = 1;
+  for (size_t l = 0; l < levels; l++) prod *= arity[l];
+  if (prod != leaves || levels == 0 || info->challenges_per_sector > 66)
     return cuzk_errf(CUZK_ERR_UNSUPPORTED, errstr, errstr_size,
-                     "post_gen: only single 8-ary trees up to 2^24 leaves");
-  /* all levels, leaves first: leaves + leaves/8 + ... + 1 */
-  uint64_t total = 0;
-  for (uint64_t n = leaves;; n /= ar) {
-    total += n;
-    if (n == 1) break;
+                     "post_gen: tree %u-%u-%u of height %u does not hold %llu leaves",
+                     sh->base_arity, sh->sub_arity, sh->top_arity, sh->base_height,
+                     (unsigned long long)leaves);
+  for (size_t l = 0; l < levels; l++)
+    if (arity[l] > 8 || arity[l] < 2)
+      return cuzk_errf(CUZK_ERR_UNSUPPORTED, errstr, errstr_size, "post_gen: arity %u", arity[l]);
+  gen_t g = {.seed = seed, .arity = arity, .n_ch = info->challenges_per_sector};
+  g.chunk = 1;
+  while (g.chunk_levels < levels && g.chunk * arity[g.chunk_levels] <= max_chunk_leaves)
+    g.chunk *= arity[g.chunk_levels++];
+  g.scratch = 0;
+  for (uint64_t n = g.chunk, l = 0;; n /= arity[l++]) {
+    g.scratch += n;
+    if (l == g.chunk_levels) break;
   }
-  cuzk_fr_t *t = malloc(total * sizeof *t);
-  uint64_t *ch = malloc(info->challenges_per_sector * sizeof *ch);
-  if (!t || !ch) {
-    free(t);
-    free(ch);
+  uint64_t chunks = leaves / g.chunk, upper = 0;
+  for (uint64_t n = chunks, l = g.chunk_levels;; n /= arity[l++]) {
+    upper += n;
+    if (l == levels) break;
+  }
+  uint64_t ch[66];
+  cuzk_filecoin_sector_challenges(ch, info, randomness, sector_id, sector_index);
+  g.ch = ch;
+  g.leaf = malloc(66 * sizeof *g.leaf);
+  g.sib = malloc((size_t)66 * 16 * 7 * sizeof *g.sib);
+  g.roots = malloc(upper * sizeof *g.roots);
+  if (!g.leaf || !g.sib || !g.roots) {
+    free(g.leaf), free(g.sib), free(g.roots);
     return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "post_gen: out of memory");
   }
-  uint64_t s = seed;
-  for (uint64_t i = 0; i < leaves; i++) rand_fr(&t[i], &s);
-  uint64_t off = 0;
-  for (uint64_t n = leaves; n > 1; off += n, n /= ar)
-    for (uint64_t i = 0; i < n / ar; i++) cuzk_poseidon_hash(&t[off + n + i], ar, &t[off + ar * i]);
-  const cuzk_fr_t *root = &t[total - 1];
+  cuzk_pool_parallel_for(cuzk_pool_global(), (size_t)chunks, gen_chunk, &g);
+  cuzk_fr_t root =
+      *hash_up(&g, g.roots, chunks, g.chunk_levels, (unsigned)levels - g.chunk_levels, 0);
   cuzk_fr_t comm_c, comm_r, pair[2];
+  uint64_t s = seed + 8 * leaves * 0x9e3779b97f4a7c15ull;
   rand_fr(&comm_c, &s);
   pair[0] = comm_c;
-  pair[1] = *root;
+  pair[1] = root;
   cuzk_poseidon_hash(&comm_r, 2, pair);
-  cuzk_filecoin_sector_challenges(ch, info, randomness, sector_id, sector_index);
 
+  unsigned bh = sh->base_height, tag = sh->top_arity ? 2 : sh->sub_arity ? 1 : 0;
   wr_t w = {0};
   put_u64(&w, sector_id);
   put_fr(&w, &comm_r);
   put_u64(&w, 1);
-  put_u64(&w, info->challenges_per_sector);
-  for (unsigned c = 0; c < info->challenges_per_sector; c++) {
-    put_u32(&w, 0); /* single tree */
-    put_fr(&w, root);
-    put_fr(&w, &t[ch[c]]);
-    put_u64(&w, h);
-    uint64_t pos = ch[c];
-    off = 0;
-    for (uint64_t n = leaves; n > 1; off += n, n /= ar) {
-      uint64_t grp = pos / ar * ar;
-      put_u64(&w, ar - 1);
-      for (unsigned k = 0; k < ar; k++)
-        if (grp + k != pos) put_fr(&w, &t[off + grp + k]);
-      put_u64(&w, pos % ar);
-      pos /= ar;
+  put_u64(&w, g.n_ch);
+  for (unsigned c = 0; c < g.n_ch; c++) {
+    put_u32(&w, tag);
+    if (tag == 0) {
+      put_fr(&w, &root);
+      put_fr(&w, &g.leaf[c]);
+      put_path(&w, &g, c, 0, (unsigned)levels);
+      continue;
     }
+    put_path(&w, &g, c, 0, bh);
+    put_path(&w, &g, c, bh, bh + 1);
+    if (tag == 2) put_path(&w, &g, c, bh + 1, bh + 2);
+    put_fr(&w, &root);
+    put_fr(&w, &g.leaf[c]);
   }
   put_fr(&w, &comm_c);
-  put_fr(&w, root);
-  free(t);
-  free(ch);
-  if (w.oom) {
+  put_fr(&w, &root);
+  bool oom = g.oom || w.oom;
+  free(g.leaf), free(g.sib), free(g.roots);
+  if (oom) {
     free(w.p);
     return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "post_gen: out of memory");
   }
   *out = w.p;
   *out_len = w.n;
   return CUZK_OK;
+}
+
+cuzk_err_t cuzk_filecoin_post_gen(uint8_t **out, size_t *out_len,
+                                  const cuzk_post_proof_info_t *info, const uint8_t randomness[32],
+                                  uint64_t sector_id, uint64_t sector_index, uint64_t seed,
+                                  char *errstr, size_t errstr_size) {
+  return cuzk_filecoin_post_gen_chunked(out, out_len, info, randomness, sector_id, sector_index,
+                                        seed, UINT64_C(1) << 18, errstr, errstr_size);
 }

@@ -1,7 +1,14 @@
 /* Test-data generator: a PoSt vanilla proof for a sector of random data, built with our own
- * Poseidon tree code, for sector shapes without sub/top trees (2KiB..512MiB: 8-0-0). There is
- * no real 2KiB vanilla proof among the shared vectors; this one lets the 2KiB circuits be
+ * Poseidon tree code, for every tree shape (8-0-0 up to 512MiB, 8-8-0 at 32GiB, 8-8-2 at 64GiB).
+ * There is no real 2KiB vanilla proof among the shared vectors; this one lets the circuits be
  * proven and verified end to end.
+ *
+ * Streaming: the sector is never held. Leaves are drawn from the seed by position; the tree is
+ * hashed in chunks of at most 2^18 leaves (one chunk per task on the global pool, ~10 MiB each),
+ * recording the siblings of the challenged leaves, then the chunk roots (2^12 at 32GiB) are
+ * hashed up in memory. An 8-8-0 / 8-8-2 root equals the arity-8 (then 2) tree over all leaves:
+ * the sub and top levels hash the base roots with the same Merkle Poseidon; only the proof's
+ * encoding differs (MerkleProof tag 1 / 2 with base, sub, top paths).
  *
  * The sector: leaves are uniform canonical Fr drawn from `seed` (splitmix64 + wide reduction),
  * tree R = Poseidon arity-8 Merkle tree over them, comm_r_last its root, comm_c drawn from the
@@ -19,13 +26,21 @@
 #include "core/filecoin/post.h"
 #include "core/util/err.h"
 
-/* Writes the bincode FallbackPoStSectorProof (single-tree MerkleProofs, tag 0) into a malloc'd
- * buffer (*out, *out_len; caller frees). CUZK_ERR_UNSUPPORTED for shapes with sub/top trees or
- * more than 2^24 leaves, CUZK_ERR_NOMEM. */
+/* Writes the bincode FallbackPoStSectorProof (MerkleProof tag by shape) into a malloc'd buffer
+ * (*out, *out_len; caller frees). CUZK_ERR_UNSUPPORTED when the shape does not hold the sector's
+ * leaves, CUZK_ERR_NOMEM. Threads: runs the global pool (cuzk_pool_global). */
 cuzk_err_t cuzk_filecoin_post_gen(uint8_t **out, size_t *out_len,
-                                  const cuzk_post_proof_info_t *info,
-                                  const uint8_t randomness[32], uint64_t sector_id,
-                                  uint64_t sector_index, uint64_t seed, char *errstr,
-                                  size_t errstr_size);
+                                  const cuzk_post_proof_info_t *info, const uint8_t randomness[32],
+                                  uint64_t sector_id, uint64_t sector_index, uint64_t seed,
+                                  char *errstr, size_t errstr_size);
+
+/* The same with chunks of at most max_chunk_leaves leaves (>= 1; tests use small chunks to
+ * exercise the chunk/upper split). The output does not depend on the chunk size. */
+cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
+                                          const cuzk_post_proof_info_t *info,
+                                          const uint8_t randomness[32], uint64_t sector_id,
+                                          uint64_t sector_index, uint64_t seed,
+                                          uint64_t max_chunk_leaves, char *errstr,
+                                          size_t errstr_size);
 
 #endif

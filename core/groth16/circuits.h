@@ -31,9 +31,13 @@ typedef struct {
   cuzk_circuit_opts_t defaults;
   /* The shape identifier (hashed into file names). Returns the snprintf length. */
   int (*identifier)(char *buf, size_t size, const cuzk_circuit_opts_t *o);
-  /* Synthesizes into cs (a fresh builder). `input` (may be NULL) is the job's input, e.g. a
-   * vanilla proof; circuits without inputs reject a non-NULL one with CUZK_ERR_INVALID_ARG. */
+  /* Synthesizes partition `partition` into cs (a fresh builder). `input` (may be NULL) is the
+   * job's input, e.g. a vanilla proof; circuits without inputs reject a non-NULL one with
+   * CUZK_ERR_INVALID_ARG. */
   cuzk_err_t (*synthesize)(cuzk_cs_t *cs, const cuzk_circuit_opts_t *o, const uint8_t *input,
+                           size_t input_len, uint32_t partition, char *errstr, size_t errstr_size);
+  /* Validates `input` and gives the job's partition count; NULL: always 1. */
+  cuzk_err_t (*partitions)(uint32_t *out, const cuzk_circuit_opts_t *o, const uint8_t *input,
                            size_t input_len, char *errstr, size_t errstr_size);
 } cuzk_circuit_t;
 
@@ -49,7 +53,21 @@ void cuzk_circuit_file_stem(char *buf, size_t size, const cuzk_circuit_t *c,
 /* Record mode: the constraint matrices (caller frees *out). */
 cuzk_err_t cuzk_circuit_record(cuzk_r1cs_t **out, const cuzk_circuit_t *c,
                                const cuzk_circuit_opts_t *o, char *errstr, size_t errstr_size);
-/* Witness mode: the inputs (ONE first) and aux values, malloc'd (caller frees both). */
+/* Partitions of a job of `c` with `input` (may be NULL), validating the input: 1 for circuits
+ * without a partition rule. PoSt circuits: see core/filecoin/post_job.h (an encoded PoSt job is
+ * checked in full; a raw vanilla proof list gives ceil(items / sectors per partition)). Errors are
+ * the circuit's (BAD_JOB, BAD_VANILLA, TRUNCATED, ...). */
+cuzk_err_t cuzk_circuit_partitions(uint32_t *out, const cuzk_circuit_t *c,
+                                   const cuzk_circuit_opts_t *o, const uint8_t *input,
+                                   size_t input_len, char *errstr, size_t errstr_size);
+/* Witness mode for partition `partition` of the job: the inputs (ONE first) and aux values,
+ * malloc'd (caller frees both). CUZK_ERR_INVALID_ARG for a partition beyond the job's. */
+cuzk_err_t cuzk_circuit_witness_part(cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
+                                     uint64_t *n_aux, const cuzk_circuit_t *c,
+                                     const cuzk_circuit_opts_t *o, const uint8_t *input,
+                                     size_t input_len, uint32_t partition, char *errstr,
+                                     size_t errstr_size);
+/* Witness mode for partition 0 (cuzk_circuit_witness_part). */
 cuzk_err_t cuzk_circuit_witness(cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
                                 uint64_t *n_aux, const cuzk_circuit_t *c,
                                 const cuzk_circuit_opts_t *o, const uint8_t *input,
