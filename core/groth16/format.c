@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/util/pool.h"
+#include "core/util/clock.h"
 #include "core/util/file.h"
+#include "core/util/log.h"
+#include "core/util/pool.h"
 
 #define G1U CUZK_G1_UNCOMPRESSED_BYTES
 #define G2U CUZK_G2_UNCOMPRESSED_BYTES
@@ -277,7 +279,10 @@ cuzk_err_t cuzk_groth16_params_decode(cuzk_groth16_params_t **out, const uint8_t
     *vecs[k] = v;
     *lens[k] = n;
     size_t bad;
+    uint64_t t0 = cuzk_now_us();
     e = bulk_decode(v, buf + off, n, k == 4, flags, &bad);
+    CUZK_DEBUG("groth16", "params_decode", "vector=%s points=%zu ms=%.1f", names[k], n,
+               (double)(cuzk_now_us() - t0) / 1e3);
     if (e != CUZK_OK) {
       e = cuzk_errf(e, errstr, errstr_size, "params: %s[%zu]: %s", names[k], bad,
                     e == CUZK_ERR_BAD_PARAMS ? "point at infinity" : cuzk_err_str(e));
@@ -338,7 +343,9 @@ cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *
   uint8_t *buf = malloc(n);
   if (!buf)
     return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "params: no memory (%zu bytes)", n);
+  uint64_t t0 = cuzk_now_us();
   cuzk_groth16_params_encode(buf, p);
+  uint64_t t1 = cuzk_now_us();
   char side[4096];
   if (!sidecar_path(side, sizeof side, path)) {
     free(buf);
@@ -356,6 +363,8 @@ cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *
   if (e == CUZK_OK) e = cuzk_file_write_atomic(path, buf, n, errstr, errstr_size);
   if (e == CUZK_OK && !p->insecure && unlink(side) != 0 && errno != ENOENT)
     e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "%s: cannot remove: %s", side, strerror(errno));
+  CUZK_DEBUG("groth16", "params_saved", "encode_ms=%.1f write_ms=%.1f", (double)(t1 - t0) / 1e3,
+             (double)(cuzk_now_us() - t1) / 1e3);
   free(buf);
   return e;
 }

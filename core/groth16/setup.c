@@ -6,7 +6,15 @@
 #include <string.h>
 
 #include "core/poly/ntt.h"
+#include "core/util/clock.h"
+#include "core/util/log.h"
 #include "core/util/pool.h"
+
+static void phase(uint64_t *t, const char *name) {
+  uint64_t now = cuzk_now_us();
+  CUZK_DEBUG("groth16", "setup_phase", "phase=%s ms=%.1f", name, (double)(now - *t) / 1e3);
+  *t = now;
+}
 
 #define FB_BITS 8                       /* window width */
 #define FB_WINDOWS (256 / FB_BITS)      /* scalars < r < 2^255 */
@@ -155,6 +163,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     return cuzk_errf(CUZK_ERR_TOO_LARGE, errstr, errstr_size, "circuit too large for .params");
   }
 
+  uint64_t tph = cuzk_now_us();
   cuzk_g1_affine_t *tab1 = NULL;
   cuzk_groth16_params_t *p = calloc(1, sizeof *p);
   cuzk_fr_t *lag = malloc(n * sizeof *lag), *scratch = malloc(n * sizeof *scratch);
@@ -188,6 +197,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     cuzk_fr_mul(&lag[j], &lag[j], &tmp);
     cuzk_fr_mul(&wj, &wj, &dom->omega);
   }
+  phase(&tph, "lagrange");
 
   accumulate(u, r, CUZK_R1CS_A, lag, m);
   accumulate(v, r, CUZK_R1CS_B, lag, m);
@@ -197,6 +207,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   cuzk_fr_t gamma_inv, delta_inv;
   cuzk_fr_inv(&gamma_inv, &t->gamma);
   cuzk_fr_inv(&delta_inv, &t->delta);
+  phase(&tph, "qap");
 
   cuzk_g1_t g1;
   cuzk_g2_t g2;
@@ -204,6 +215,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   cuzk_g2_generator(&g2);
   tab1 = g1_fb_table_new(&g1);
   if (!tab1) goto nomem;
+  phase(&tph, "g1_table");
 
   /* vk */
   {
@@ -233,6 +245,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
       goto done;
     }
   }
+  phase(&tph, "vk_and_l_scalars");
   p->vk.n_ic = ni;
   p->n_l = na;
   p->vk.ic = malloc(ni * sizeof *p->vk.ic);
@@ -240,6 +253,7 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   if (!p->vk.ic || !p->l) goto nomem;
   g1_fb_apply(p->vk.ic, tab1, sc, ni);
   g1_fb_apply(p->l, tab1, sc + ni, na);
+  phase(&tph, "g1_ic_l");
 
   /* H_j = τ^j·Z(τ)/δ */
   p->n_h = n - 1;
@@ -250,7 +264,9 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     sc[j] = tmp;
     cuzk_fr_mul(&tmp, &tmp, &t->tau);
   }
+  phase(&tph, "h_scalars");
   g1_fb_apply(p->h, tab1, sc, n - 1);
+  phase(&tph, "g1_h");
 
   /* A: all inputs, then aux in A's density */
   uint64_t da, dbi, dba;
@@ -271,7 +287,9 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
     }
   p->a = malloc((k ? k : 1) * sizeof *p->a);
   if (!p->a) goto nomem;
+  phase(&tph, "a_scalars");
   g1_fb_apply(p->a, tab1, sc, k);
+  phase(&tph, "g1_a");
 
   /* B: inputs and aux in B's densities, in G1 and G2 */
   k = 0;
@@ -290,8 +308,11 @@ cuzk_err_t cuzk_groth16_setup(cuzk_groth16_params_t **out, const cuzk_r1cs_t *r,
   p->b_g1 = malloc((k ? k : 1) * sizeof *p->b_g1);
   p->b_g2 = malloc((k ? k : 1) * sizeof *p->b_g2);
   if (!p->b_g1 || !p->b_g2) goto nomem;
+  phase(&tph, "b_scalars");
   g1_fb_apply(p->b_g1, tab1, sc, k);
+  phase(&tph, "g1_b");
   if ((e = cuzk_g2_fixed_base_batch(p->b_g2, &g2, sc, k)) != CUZK_OK) goto nomem;
+  phase(&tph, "g2_b");
 
   *out = p;
   p = NULL;
