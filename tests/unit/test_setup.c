@@ -2,7 +2,13 @@
  * params_save writes) must hash to values recorded from the original single-window code
  * (commit 0687ab2, before the setup was parallelised and its windows widened). Any change to how
  * the setup computes its points must leave these bytes identical: the points are unique affine
- * values, so a correct rewrite cannot move them. */
+ * values, so a correct rewrite cannot move them.
+ *
+ * The same circuits are also set up with forced window widths, chunk sizes and block sizes
+ * (cuzk__setup_force), so the pins cover the paths that only large sizes take by default: many
+ * tasks per phase, several QAP row chunks and column blocks, windows that straddle 64-bit limbs,
+ * chunks of one point. The 16-bit window (the default at 2^24) is checked in G1 against
+ * independent double-and-add multiplications. */
 #include "tests/support/testlib.h"
 
 #include <openssl/evp.h>
@@ -77,6 +83,70 @@ static void test_pinned(void **state) {
   assert_int_equal(bad, 0);
 }
 
+static void test_pinned_forced(void **state) {
+  (void)state;
+  static const unsigned cfg[][3] = {
+      {13, 1, 6}, {2, 64, 6}, {3, 5, 6}, {5, 64, 7}, {7, 33, 8}, {11, 256, 6}, {12, 1000, 9},
+  };
+  int bad = 0;
+  for (size_t k = 0; k < sizeof PINS / sizeof PINS[0]; k++) {
+    cuzk_r1cs_t *r = record(&PINS[k]);
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+      /* the larger circuits only with moderate windows: the rest is slow and adds nothing */
+      if (PINS[k].log_n > 6 && (cfg[c][0] < 5 || cfg[c][0] > 11 || cfg[c][1] < 5)) continue;
+      if (PINS[k].log_n > 10 && cfg[c][0] != 7) continue;
+      cuzk__setup_force(cfg[c][0], cfg[c][1], cfg[c][2]);
+      char h[65];
+      params_sha(h, r, PINS[k].toxic_seed);
+      if (strcmp(h, PINS[k].sha256) != 0) {
+        printf("log_n=%u bits=%u chunk=%u block_log=%u: sha256=%s\n", PINS[k].log_n, cfg[c][0],
+               cfg[c][1], cfg[c][2], h);
+        bad++;
+      }
+    }
+    cuzk__setup_force(0, 0, 0);
+    cuzk_r1cs_free(r);
+  }
+  assert_int_equal(bad, 0);
+}
+
+/* 16-bit windows (1 M table points) in G1, against double-and-add (cuzk_g1_mul_vartime) on
+ * random scalars and the edge scalars 0, 1, -1, 2^16 - 1, 2^16, 2^240, r - 2^240. */
+static void test_window16_g1(void **state) {
+  (void)state;
+  cuzk_test_rng_t rng;
+  cuzk_test_rng_init(&rng, cuzk_test_seed());
+  enum { N = 200 };
+  cuzk_fr_t k[N];
+  for (int i = 0; i < N; i++) {
+    uint8_t wide[64];
+    cuzk_test_rng_bytes(&rng, wide, 64);
+    cuzk_fr_from_le_wide(&k[i], wide);
+  }
+  uint64_t raw[4] = {0};
+  k[0] = CUZK_FR_ZERO;
+  k[1] = CUZK_FR_ONE;
+  cuzk_fr_neg(&k[2], &CUZK_FR_ONE);
+  cuzk_fr_from_u64(&k[3], 65535);
+  cuzk_fr_from_u64(&k[4], 65536);
+  raw[3] = 1ull << 48;
+  cuzk_fr_from_raw(&k[5], raw);
+  cuzk_fr_neg(&k[6], &k[5]);
+  cuzk_g1_t g, x;
+  cuzk_g1_generator(&g);
+  cuzk_g1_dbl(&g, &g);
+  cuzk_g1_affine_t out[N], want;
+  cuzk__setup_force(16, 64, 0);
+  assert_int_equal(cuzk_g1_fixed_base_batch(out, &g, k, N), CUZK_OK);
+  cuzk__setup_force(0, 0, 0);
+  for (int i = 0; i < N; i++) {
+    cuzk_g1_mul_vartime(&x, &g, &k[i]);
+    cuzk_g1_to_affine(&want, &x);
+    if (!cuzk_g1_affine_eq(&want, &out[i])) fail_msg("scalar %d", i);
+  }
+  assert_true(cuzk_g1_affine_is_infinity(&out[0]));
+}
+
 /* params_save writes exactly the encoded bytes (plus the insecure marker). */
 static void test_save_pinned(void **state) {
   (void)state;
@@ -109,6 +179,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pinned),
       cmocka_unit_test(test_save_pinned),
+      cmocka_unit_test(test_pinned_forced),
+      cmocka_unit_test(test_window16_g1),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
