@@ -342,21 +342,28 @@ cuzk_err_t cuzk_groth16_vk_load(cuzk_groth16_vk_t *vk, const char *path, unsigne
 /* ---- streaming save ------------------------------------------------------------------ */
 
 /* The image is produced in pieces: the caller's thread encodes a piece on the pool while a
- * writer thread hashes (when asked) and writes the previous one, so encoding, hashing and
- * writing overlap and the extra memory is two pieces. */
+ * writer thread writes the previous one and, when a digest is wanted, a hasher thread hashes it
+ * at the same time; a buffer is reused once both are done with it. So encoding, hashing and
+ * writing overlap, and the extra memory is two pieces. */
 typedef struct {
-  pthread_t th;
+  pthread_t th[2]; /* writer, hasher */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   uint8_t *buf[2];
   size_t len[2], piece, used;
-  bool full[2], closing;
+  bool full[2], done[2][2]; /* full: handed over, not yet released; done[role][buffer] */
+  bool closing;
   int slot, fd;
   const char *path;
   EVP_MD_CTX *md; /* NULL: no digest */
-  cuzk_err_t err; /* first write error (writer thread; read under mu) */
+  cuzk_err_t err; /* first error of a consumer (read under mu) */
   char why[256];
 } sw_t;
+
+typedef struct {
+  sw_t *w;
+  int role; /* 0 write, 1 hash */
+} sw_role_t;
 
 static cuzk_err_t write_all(int fd, const uint8_t *p, size_t n, const char *path, char *errstr,
                             size_t errstr_size) {
@@ -373,27 +380,27 @@ static cuzk_err_t write_all(int fd, const uint8_t *p, size_t n, const char *path
 }
 
 static void *sw_main(void *arg) {
-  sw_t *w = arg;
-  int cur = 0;
+  sw_t *w = ((sw_role_t *)arg)->w;
+  int role = ((sw_role_t *)arg)->role, cur = 0;
   pthread_mutex_lock(&w->mu);
   for (;;) {
-    while (!w->full[cur] && !w->closing) pthread_cond_wait(&w->cv, &w->mu);
-    if (!w->full[cur]) break;
+    while (!(w->full[cur] && !w->done[role][cur]) && !w->closing) pthread_cond_wait(&w->cv, &w->mu);
+    if (!(w->full[cur] && !w->done[role][cur])) break;
     bool failed = w->err != CUZK_OK;
     pthread_mutex_unlock(&w->mu);
     cuzk_err_t e = CUZK_OK;
     char why[256] = "";
-    if (!failed) {
-      if (w->md && EVP_DigestUpdate(w->md, w->buf[cur], w->len[cur]) != 1)
-        e = cuzk_errf(CUZK_ERR_INTERNAL, why, sizeof why, "BLAKE2B-512 update failed");
-      if (e == CUZK_OK) e = write_all(w->fd, w->buf[cur], w->len[cur], w->path, why, sizeof why);
-    }
+    if (!failed && role == 1 && EVP_DigestUpdate(w->md, w->buf[cur], w->len[cur]) != 1)
+      e = cuzk_errf(CUZK_ERR_INTERNAL, why, sizeof why, "BLAKE2B-512 update failed");
+    if (!failed && role == 0)
+      e = write_all(w->fd, w->buf[cur], w->len[cur], w->path, why, sizeof why);
     pthread_mutex_lock(&w->mu);
     if (e != CUZK_OK && w->err == CUZK_OK) {
       w->err = e;
       memcpy(w->why, why, sizeof why);
     }
-    w->full[cur] = false;
+    w->done[role][cur] = true;
+    if (w->done[0][cur] && w->done[1][cur]) w->full[cur] = false;
     pthread_cond_broadcast(&w->cv);
     cur ^= 1;
   }
@@ -401,12 +408,14 @@ static void *sw_main(void *arg) {
   return NULL;
 }
 
-/* Hands the current piece to the writer and waits until the other buffer is free. */
+/* Hands the current piece to the consumers and waits until the other buffer is free. */
 static cuzk_err_t sw_flush(sw_t *w) {
   pthread_mutex_lock(&w->mu);
   if (w->used) {
     w->len[w->slot] = w->used;
     w->full[w->slot] = true;
+    w->done[0][w->slot] = false;
+    w->done[1][w->slot] = w->md == NULL;
     pthread_cond_broadcast(&w->cv);
     w->slot ^= 1;
     w->used = 0;
@@ -508,7 +517,7 @@ static cuzk_err_t params_write(const cuzk_groth16_params_t *p, const char *path,
   char *tmp = NULL;
   cuzk_err_t e = CUZK_OK;
   uint8_t *vkbuf = NULL;
-  bool started = false;
+  int started = 0;
   w.buf[0] = malloc(w.piece);
   w.buf[1] = malloc(w.piece);
   vkbuf = malloc(cuzk_groth16_vk_size(&p->vk));
@@ -536,11 +545,14 @@ static cuzk_err_t params_write(const cuzk_groth16_params_t *p, const char *path,
                   strerror(errno));
     goto out;
   }
-  if (pthread_create(&w.th, NULL, sw_main, &w) != 0) {
-    e = cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "params: cannot start the writer");
-    goto out;
+  sw_role_t roles[2] = {{&w, 0}, {&w, 1}};
+  for (int r = 0; r < (w.md ? 2 : 1); r++) {
+    if (pthread_create(&w.th[r], NULL, sw_main, &roles[r]) != 0) {
+      e = cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "params: cannot start a writer thread");
+      goto out;
+    }
+    started++;
   }
-  started = true;
   cuzk_groth16_vk_encode(vkbuf, &p->vk);
   e = sw_bytes(&w, vkbuf, cuzk_groth16_vk_size(&p->vk));
   const void *vecs[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
@@ -559,10 +571,11 @@ out:
     w.closing = true;
     pthread_cond_broadcast(&w.cv);
     pthread_mutex_unlock(&w.mu);
-    pthread_join(w.th, NULL);
+    for (int r = 0; r < started; r++) pthread_join(w.th[r], NULL);
     if (e == CUZK_OK && w.err != CUZK_OK) e = cuzk_errf(w.err, errstr, errstr_size, "%s", w.why);
   }
   bool created = w.fd >= 0;
+  uint64_t t_sync = cuzk_now_us();
   if (e == CUZK_OK && fsync(w.fd) != 0)
     e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "fsync %s: %s", path, strerror(errno));
   if (created && close(w.fd) != 0 && e == CUZK_OK)
@@ -573,6 +586,8 @@ out:
     e = fsync_dir_of(path, errstr, errstr_size);
   else if (created)
     unlink(tmp);
+  CUZK_DEBUG("groth16", "params_write", "pieces_of=%zu sync_ms=%.1f", w.piece,
+             (double)(cuzk_now_us() - t_sync) / 1e3);
   if (e == CUZK_OK && digest) {
     uint8_t md_out[64];
     unsigned mlen = 0;
