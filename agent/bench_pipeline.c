@@ -34,7 +34,9 @@ static void bench_pipeline_usage(FILE *out) {
           "partitions per minute, per-partition phase times (p50/p99), gpu_busy_ratio (backend\n"
           "kernel time over the run's wall time), idle gaps between kernels (p50, p99, max), H2D GB/s\n"
           "(0 on the CPU backend), pinned pool hits/misses/fallbacks and peak RSS.\n"
-          "Without --params, an insecure test setup is written to a temporary directory first.\n"
+          "Without --params, an insecure test setup is written to a temporary directory first;\n"
+          "with --params DIR, a params file for the shape already in DIR is reused, else one is\n"
+          "written there and recorded in DIR/parameters.json.\n"
           "The pool is pre-warmed for the shape unless --no-prewarm. Results are labelled synthetic.\n");
 }
 
@@ -173,21 +175,32 @@ static int bench_pipeline_run(int argc, char **argv) {
       goto fail;
     }
     params_dir = tmpdir;
-    uint64_t t0 = cuzk_now_us();
-    cuzk_r1cs_t *r = NULL;
-    cuzk_groth16_params_t *p = NULL;
-    cuzk_groth16_toxic_t tw;
-    cuzk_groth16_toxic_from_seed(&tw, 1);
-    char stem[200], path[400];
+  }
+  {
+    /* A params file already in the directory is reused. A new one is recorded in the directory's
+     * parameters.json, so the engine loads it without subgroup checks (the trust rule in
+     * core/groth16/groth16.h). */
+    char stem[200], path[1200], json[1200], digest[33];
+    struct stat sb;
     cuzk_circuit_file_stem(stem, sizeof stem, c, &o);
-    snprintf(path, sizeof path, "%s/%s.params", tmpdir, stem);
-    cuzk_err_t ce = cuzk_circuit_record(&r, c, &o, err, sizeof err);
-    if (ce == CUZK_OK) ce = cuzk_groth16_setup(&p, r, &tw, err, sizeof err);
-    if (ce == CUZK_OK) ce = cuzk_groth16_params_save(p, path, err, sizeof err);
-    cuzk_groth16_params_free(p);
-    cuzk_r1cs_free(r);
-    if (ce != CUZK_OK) goto fail;
-    t_setup = cuzk_now_us() - t0;
+    snprintf(path, sizeof path, "%s/%s.params", params_dir, stem);
+    snprintf(json, sizeof json, "%s/parameters.json", params_dir);
+    if (stat(path, &sb) != 0) {
+      (void)mkdir(params_dir, 0777);
+      uint64_t t0 = cuzk_now_us();
+      cuzk_r1cs_t *r = NULL;
+      cuzk_groth16_params_t *p = NULL;
+      cuzk_groth16_toxic_t tw;
+      cuzk_groth16_toxic_from_seed(&tw, 1);
+      cuzk_err_t ce = cuzk_circuit_record(&r, c, &o, err, sizeof err);
+      if (ce == CUZK_OK) ce = cuzk_groth16_setup(&p, r, &tw, err, sizeof err);
+      if (ce == CUZK_OK) ce = cuzk_groth16_params_save_digest(p, path, digest, err, sizeof err);
+      if (ce == CUZK_OK) ce = cuzk_groth16_digest_record(json, path, digest, err, sizeof err);
+      cuzk_groth16_params_free(p);
+      cuzk_r1cs_free(r);
+      if (ce != CUZK_OK) goto fail;
+      t_setup = cuzk_now_us() - t0;
+    }
   }
 
   be = cuzk_backend_cpu_new(err, sizeof err);

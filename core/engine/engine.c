@@ -227,17 +227,14 @@ static cuzk_err_t srs_load(cuzk_engine_t *e, srs_entry_t *s, char *errstr, size_
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.params", e->params_dir, s->circ.stem);
   uint64_t t0 = cuzk_now_us();
+  /* The trust rule (core/groth16/groth16.h): subgroup checks are skipped only for a file whose
+   * Blake2b digest matches its entry in <params_dir>/parameters.json; a mismatch is an error; a
+   * file without an entry is fully checked. */
   char json[1024];
   snprintf(json, sizeof json, "%s/parameters.json", e->params_dir);
-  if (access(json, R_OK) == 0) {
-    err = cuzk_groth16_digest_check(json, path, errstr, errstr_size);
-    if (err == CUZK_ERR_NOT_FOUND)
-      CUZK_DEBUG("engine", "srs_no_digest", "circuit=%s json=%s", s->circ.id, json);
-    else if (err != CUZK_OK)
-      return err;
-  }
   cuzk_groth16_params_t *p = NULL;
-  err = cuzk_groth16_params_load(&p, path, 0, errstr, errstr_size);
+  bool trusted = false;
+  err = cuzk_groth16_params_load_known(&p, path, json, &trusted, errstr, errstr_size);
   if (err != CUZK_OK) return err;
   err = cuzk_groth16_params_check_secure(p, e->cfg.allow_insecure_params);
   if (err != CUZK_OK) {
@@ -266,8 +263,9 @@ static cuzk_err_t srs_load(cuzk_engine_t *e, srs_entry_t *s, char *errstr, size_
     return err;
   }
   s->params = p, s->pvk = pvk, s->bsrs = bsrs, s->res = res;
-  CUZK_INFO("engine", "srs_loaded", "circuit=%s path=%s bytes=%" PRIu64 " insecure=%d us=%" PRIu64, s->circ.id, path,
-            cuzk_reservation_held(res), (int)p->insecure, cuzk_now_us() - t0);
+  CUZK_INFO("engine", "srs_loaded",
+            "circuit=%s path=%s bytes=%" PRIu64 " insecure=%d digest_trusted=%d us=%" PRIu64, s->circ.id, path,
+            cuzk_reservation_held(res), (int)p->insecure, (int)trusted, cuzk_now_us() - t0);
   return CUZK_OK;
 }
 

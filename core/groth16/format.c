@@ -2,7 +2,9 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/util/pool.h"
+#include "core/util/clock.h"
 #include "core/util/file.h"
+#include "core/util/log.h"
+#include "core/util/pool.h"
 
 #define G1U CUZK_G1_UNCOMPRESSED_BYTES
 #define G2U CUZK_G2_UNCOMPRESSED_BYTES
@@ -277,7 +281,10 @@ cuzk_err_t cuzk_groth16_params_decode(cuzk_groth16_params_t **out, const uint8_t
     *vecs[k] = v;
     *lens[k] = n;
     size_t bad;
+    uint64_t t0 = cuzk_now_us();
     e = bulk_decode(v, buf + off, n, k == 4, flags, &bad);
+    CUZK_DEBUG("groth16", "params_decode", "vector=%s points=%zu ms=%.1f", names[k], n,
+               (double)(cuzk_now_us() - t0) / 1e3);
     if (e != CUZK_OK) {
       e = cuzk_errf(e, errstr, errstr_size, "params: %s[%zu]: %s", names[k], bad,
                     e == CUZK_ERR_BAD_PARAMS ? "point at infinity" : cuzk_err_str(e));
@@ -332,18 +339,276 @@ cuzk_err_t cuzk_groth16_vk_load(cuzk_groth16_vk_t *vk, const char *path, unsigne
   return CUZK_OK;
 }
 
-cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *path, char *errstr,
-                                    size_t errstr_size) {
-  size_t n = cuzk_groth16_params_size(p);
-  uint8_t *buf = malloc(n);
-  if (!buf)
-    return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "params: no memory (%zu bytes)", n);
-  cuzk_groth16_params_encode(buf, p);
-  char side[4096];
-  if (!sidecar_path(side, sizeof side, path)) {
-    free(buf);
-    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "path too long");
+/* ---- streaming save ------------------------------------------------------------------ */
+
+/* The image is produced in pieces: the caller's thread encodes a piece on the pool while a
+ * writer thread writes the previous one and, when a digest is wanted, a hasher thread hashes it
+ * at the same time; a buffer is reused once both are done with it. So encoding, hashing and
+ * writing overlap, and the extra memory is two pieces. */
+typedef struct {
+  pthread_t th[2]; /* writer, hasher */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  uint8_t *buf[2];
+  size_t len[2], piece, used;
+  bool full[2], done[2][2]; /* full: handed over, not yet released; done[role][buffer] */
+  bool closing;
+  int slot, fd;
+  const char *path;
+  EVP_MD_CTX *md; /* NULL: no digest */
+  cuzk_err_t err; /* first error of a consumer (read under mu) */
+  char why[256];
+} sw_t;
+
+typedef struct {
+  sw_t *w;
+  int role; /* 0 write, 1 hash */
+} sw_role_t;
+
+static cuzk_err_t write_all(int fd, const uint8_t *p, size_t n, const char *path, char *errstr,
+                            size_t errstr_size) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      return cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "write %s: %s", path,
+                       w < 0 ? strerror(errno) : "no progress");
+    p += w;
+    n -= (size_t)w;
   }
+  return CUZK_OK;
+}
+
+static void *sw_main(void *arg) {
+  sw_t *w = ((sw_role_t *)arg)->w;
+  int role = ((sw_role_t *)arg)->role, cur = 0;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!(w->full[cur] && !w->done[role][cur]) && !w->closing) pthread_cond_wait(&w->cv, &w->mu);
+    if (!(w->full[cur] && !w->done[role][cur])) break;
+    bool failed = w->err != CUZK_OK;
+    pthread_mutex_unlock(&w->mu);
+    cuzk_err_t e = CUZK_OK;
+    char why[256] = "";
+    if (!failed && role == 1 && EVP_DigestUpdate(w->md, w->buf[cur], w->len[cur]) != 1)
+      e = cuzk_errf(CUZK_ERR_INTERNAL, why, sizeof why, "BLAKE2B-512 update failed");
+    if (!failed && role == 0)
+      e = write_all(w->fd, w->buf[cur], w->len[cur], w->path, why, sizeof why);
+    pthread_mutex_lock(&w->mu);
+    if (e != CUZK_OK && w->err == CUZK_OK) {
+      w->err = e;
+      memcpy(w->why, why, sizeof why);
+    }
+    w->done[role][cur] = true;
+    if (w->done[0][cur] && w->done[1][cur]) w->full[cur] = false;
+    pthread_cond_broadcast(&w->cv);
+    cur ^= 1;
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* Hands the current piece to the consumers and waits until the other buffer is free. */
+static cuzk_err_t sw_flush(sw_t *w) {
+  pthread_mutex_lock(&w->mu);
+  if (w->used) {
+    w->len[w->slot] = w->used;
+    w->full[w->slot] = true;
+    w->done[0][w->slot] = false;
+    w->done[1][w->slot] = w->md == NULL;
+    pthread_cond_broadcast(&w->cv);
+    w->slot ^= 1;
+    w->used = 0;
+  }
+  while (w->full[w->slot]) pthread_cond_wait(&w->cv, &w->mu);
+  cuzk_err_t e = w->err;
+  pthread_mutex_unlock(&w->mu);
+  return e;
+}
+
+static cuzk_err_t sw_bytes(sw_t *w, const uint8_t *p, size_t n) {
+  while (n > 0) {
+    if (w->used == w->piece) {
+      cuzk_err_t e = sw_flush(w);
+      if (e != CUZK_OK) return e;
+    }
+    size_t c = w->piece - w->used < n ? w->piece - w->used : n;
+    memcpy(w->buf[w->slot] + w->used, p, c);
+    w->used += c;
+    p += c;
+    n -= c;
+  }
+  return CUZK_OK;
+}
+
+static cuzk_err_t sw_points(sw_t *w, const void *pts, size_t n, int g2) {
+  size_t psz = g2 ? G2U : G1U, asz = g2 ? sizeof(cuzk_g2_affine_t) : sizeof(cuzk_g1_affine_t);
+  const uint8_t *p = pts;
+  while (n > 0) {
+    size_t m = (w->piece - w->used) / psz;
+    if (m == 0) {
+      cuzk_err_t e = sw_flush(w);
+      if (e != CUZK_OK) return e;
+      continue;
+    }
+    if (m > n) m = n;
+    bulk_encode(w->buf[w->slot] + w->used, p, m, g2);
+    w->used += m * psz;
+    p += m * asz;
+    n -= m;
+  }
+  return CUZK_OK;
+}
+
+/* Creates "<dir>/.<base>.tmp-<pid>-<seq>" for path; *tmp is malloc'd. */
+static int open_tmp(const char *path, char **tmp) {
+  static atomic_uint seq;
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  size_t cap = strlen(path) + 64;
+  *tmp = malloc(cap);
+  if (!*tmp) return -1;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+    snprintf(*tmp, cap, "%.*s.%s.tmp-%ld-%u", (int)(base - path), path, base, (long)getpid(),
+             atomic_fetch_add(&seq, 1));
+    fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  return fd;
+}
+
+static cuzk_err_t fsync_dir_of(const char *path, char *errstr, size_t errstr_size) {
+  const char *slash = strrchr(path, '/');
+  char dir[4096];
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else
+    snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "open directory of %s: %s", path,
+                     strerror(errno));
+  cuzk_err_t e = CUZK_OK;
+  if (fsync(dfd) != 0 && errno != EINVAL)
+    e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "fsync directory of %s: %s", path,
+                  strerror(errno));
+  close(dfd);
+  return e;
+}
+
+static void hex32(char out[33], const uint8_t md[16]) {
+  static const char hx[] = "0123456789abcdef";
+  for (int i = 0; i < 16; i++) out[2 * i] = hx[md[i] >> 4], out[2 * i + 1] = hx[md[i] & 15];
+  out[32] = 0;
+}
+
+/* Writes the image of p to path atomically (temporary file, fsync, rename, fsync of the
+ * directory); digest (may be NULL) receives the parameters.json digest of the bytes. */
+static cuzk_err_t params_write(const cuzk_groth16_params_t *p, const char *path, char digest[33],
+                               char *errstr, size_t errstr_size) {
+  size_t total = cuzk_groth16_params_size(p);
+  sw_t w = {
+      .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .path = path, .fd = -1};
+  /* 1/16 of the file per piece (so small files take the multi-piece path too), 4 KiB..64 MiB */
+  w.piece = total / 16;
+  if (w.piece < 4096) w.piece = 4096;
+  if (w.piece > ((size_t)64 << 20)) w.piece = (size_t)64 << 20;
+  char *tmp = NULL;
+  cuzk_err_t e = CUZK_OK;
+  uint8_t *vkbuf = NULL;
+  int started = 0;
+  w.buf[0] = malloc(w.piece);
+  w.buf[1] = malloc(w.piece);
+  vkbuf = malloc(cuzk_groth16_vk_size(&p->vk));
+  if (!w.buf[0] || !w.buf[1] || !vkbuf) {
+    e = cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "params: no memory");
+    goto out;
+  }
+  if (digest) {
+    const EVP_MD *md = EVP_get_digestbyname("BLAKE2B-512");
+    w.md = EVP_MD_CTX_new();
+    if (!md || !w.md || EVP_DigestInit_ex(w.md, md, NULL) != 1) {
+      e = cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "OpenSSL has no BLAKE2B-512");
+      goto out;
+    }
+  }
+  w.fd = open_tmp(path, &tmp);
+  if (w.fd < 0) {
+    e = cuzk_errf(tmp ? CUZK_ERR_IO : CUZK_ERR_NOMEM, errstr, errstr_size,
+                  "create temporary file for %s: %s", path, strerror(errno));
+    goto out;
+  }
+  struct stat old;
+  if (stat(path, &old) == 0 && S_ISREG(old.st_mode) && fchmod(w.fd, old.st_mode & 07777) != 0) {
+    e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "chmod temporary file for %s: %s", path,
+                  strerror(errno));
+    goto out;
+  }
+  sw_role_t roles[2] = {{&w, 0}, {&w, 1}};
+  for (int r = 0; r < (w.md ? 2 : 1); r++) {
+    if (pthread_create(&w.th[r], NULL, sw_main, &roles[r]) != 0) {
+      e = cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "params: cannot start a writer thread");
+      goto out;
+    }
+    started++;
+  }
+  cuzk_groth16_vk_encode(vkbuf, &p->vk);
+  e = sw_bytes(&w, vkbuf, cuzk_groth16_vk_size(&p->vk));
+  const void *vecs[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+  size_t lens[5] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+  for (int k = 0; k < 5 && e == CUZK_OK; k++) {
+    uint8_t len4[4];
+    put_u32(len4, lens[k]);
+    e = sw_bytes(&w, len4, 4);
+    if (e == CUZK_OK) e = sw_points(&w, vecs[k], lens[k], k == 4);
+  }
+  if (e == CUZK_OK) e = sw_flush(&w);
+  if (e != CUZK_OK) cuzk_errf(e, errstr, errstr_size, "%s", w.why);
+out:
+  if (started) {
+    pthread_mutex_lock(&w.mu);
+    w.closing = true;
+    pthread_cond_broadcast(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+    for (int r = 0; r < started; r++) pthread_join(w.th[r], NULL);
+    if (e == CUZK_OK && w.err != CUZK_OK) e = cuzk_errf(w.err, errstr, errstr_size, "%s", w.why);
+  }
+  bool created = w.fd >= 0;
+  uint64_t t_sync = cuzk_now_us();
+  if (e == CUZK_OK && fsync(w.fd) != 0)
+    e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "fsync %s: %s", path, strerror(errno));
+  if (created && close(w.fd) != 0 && e == CUZK_OK)
+    e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "close %s: %s", path, strerror(errno));
+  if (e == CUZK_OK && rename(tmp, path) != 0)
+    e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "rename onto %s: %s", path, strerror(errno));
+  if (e == CUZK_OK)
+    e = fsync_dir_of(path, errstr, errstr_size);
+  else if (created)
+    unlink(tmp);
+  CUZK_DEBUG("groth16", "params_write", "pieces_of=%zu sync_ms=%.1f", w.piece,
+             (double)(cuzk_now_us() - t_sync) / 1e3);
+  if (e == CUZK_OK && digest) {
+    uint8_t md_out[64];
+    unsigned mlen = 0;
+    EVP_DigestFinal_ex(w.md, md_out, &mlen);
+    hex32(digest, md_out);
+  }
+  EVP_MD_CTX_free(w.md);
+  free(w.buf[0]);
+  free(w.buf[1]);
+  free(vkbuf);
+  free(tmp);
+  return e;
+}
+
+cuzk_err_t cuzk_groth16_params_save_digest(const cuzk_groth16_params_t *p, const char *path,
+                                           char digest[33], char *errstr, size_t errstr_size) {
+  assert(p && path);
+  char side[4096];
+  if (!sidecar_path(side, sizeof side, path))
+    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "path too long");
+  uint64_t t0 = cuzk_now_us();
   cuzk_err_t e = CUZK_OK;
   /* The marker goes first so that a crash between the two writes never leaves an unmarked
    * insecure file. */
@@ -353,11 +618,17 @@ cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *
         "(cuzk setup). Never use them for real proofs.\n";
     e = cuzk_file_write_atomic(side, msg, sizeof msg - 1, errstr, errstr_size);
   }
-  if (e == CUZK_OK) e = cuzk_file_write_atomic(path, buf, n, errstr, errstr_size);
+  if (e == CUZK_OK) e = params_write(p, path, digest, errstr, errstr_size);
   if (e == CUZK_OK && !p->insecure && unlink(side) != 0 && errno != ENOENT)
     e = cuzk_errf(CUZK_ERR_IO, errstr, errstr_size, "%s: cannot remove: %s", side, strerror(errno));
-  free(buf);
+  CUZK_DEBUG("groth16", "params_saved", "bytes=%zu digest=%d ms=%.1f", cuzk_groth16_params_size(p),
+             digest != NULL, (double)(cuzk_now_us() - t0) / 1e3);
   return e;
+}
+
+cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *path, char *errstr,
+                                    size_t errstr_size) {
+  return cuzk_groth16_params_save_digest(p, path, NULL, errstr, errstr_size);
 }
 
 cuzk_err_t cuzk_groth16_vk_save(const cuzk_groth16_vk_t *vk, const char *path, char *errstr,
@@ -501,6 +772,49 @@ cuzk_err_t cuzk_groth16_public_from_decimal(cuzk_fr_t *out, const char *dec) {
 
 /* ---- parameters.json digests ---------------------------------------------------------- */
 
+/* The "digest" of the entry named `base` in the parameters.json at json_path into want (NUL
+ * terminated). CUZK_ERR_NOT_FOUND when the file or the entry is missing, CUZK_ERR_PARSE for an
+ * entry without a usable digest, file errors. */
+static cuzk_err_t json_digest(char want[65], const char *json_path, const char *base, char *errstr,
+                              size_t errstr_size) {
+  uint8_t *json;
+  size_t len;
+  cuzk_err_t e = cuzk_file_read(json_path, (size_t)16 << 20, &json, &len, errstr, errstr_size);
+  if (e != CUZK_OK) return e;
+  char key[512];
+  snprintf(key, sizeof key, "\"%s\"", base);
+  const char *k = strstr((const char *)json, key);
+  if (!k) {
+    free(json);
+    return cuzk_errf(CUZK_ERR_NOT_FOUND, errstr, errstr_size, "%s: no entry for %s", json_path,
+                     base);
+  }
+  const char *open = strchr(k + strlen(key), '{');
+  const char *close = open ? strchr(open, '}') : NULL;
+  const char *d = open ? strstr(open, "\"digest\"") : NULL;
+  if (!close || !d || d > close) {
+    free(json);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s has no digest", json_path,
+                     base);
+  }
+  d = strchr(d + 8, '"');
+  const char *end = d ? strchr(d + 1, '"') : NULL;
+  if (!d || !end || end > close || (size_t)(end - d - 1) >= 65) {
+    free(json);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s: bad digest", json_path,
+                     base);
+  }
+  memcpy(want, d + 1, (size_t)(end - d - 1));
+  want[end - d - 1] = 0;
+  free(json);
+  return CUZK_OK;
+}
+
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
 cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr,
                                     size_t errstr_size) {
   FILE *f = fopen(path, "rb");
@@ -527,10 +841,7 @@ cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr
     uint8_t md_out[64];
     unsigned mlen = 0;
     EVP_DigestFinal_ex(ctx, md_out, &mlen);
-    static const char hx[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++)
-      out[2 * i] = hx[md_out[i] >> 4], out[2 * i + 1] = hx[md_out[i] & 15];
-    out[32] = 0;
+    hex32(out, md_out);
   }
 done:
   EVP_MD_CTX_free(ctx);
@@ -540,43 +851,161 @@ done:
 
 cuzk_err_t cuzk_groth16_digest_check(const char *json_path, const char *path, char *errstr,
                                      size_t errstr_size) {
-  uint8_t *json;
-  size_t len;
-  cuzk_err_t e = cuzk_file_read(json_path, (size_t)16 << 20, &json, &len, errstr, errstr_size);
+  char want[65];
+  cuzk_err_t e = json_digest(want, json_path, base_name(path), errstr, errstr_size);
   if (e != CUZK_OK) return e;
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  char key[512];
-  snprintf(key, sizeof key, "\"%s\"", base);
-  const char *k = strstr((const char *)json, key);
-  if (!k) {
-    free(json);
-    return cuzk_errf(CUZK_ERR_NOT_FOUND, errstr, errstr_size, "%s: no entry for %s", json_path,
-                     base);
-  }
-  const char *open = strchr(k + strlen(key), '{');
-  const char *close = open ? strchr(open, '}') : NULL;
-  const char *d = open ? strstr(open, "\"digest\"") : NULL;
-  char want[64] = {0};
-  if (!close || !d || d > close) {
-    free(json);
-    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s has no digest", json_path,
-                     base);
-  }
-  d = strchr(d + 8, '"');
-  const char *end = d ? strchr(d + 1, '"') : NULL;
-  if (!d || !end || end > close || (size_t)(end - d - 1) >= sizeof want) {
-    free(json);
-    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s: bad digest", json_path,
-                     base);
-  }
-  memcpy(want, d + 1, (size_t)(end - d - 1));
-  free(json);
   char have[33];
   e = cuzk_groth16_file_digest(have, path, errstr, errstr_size);
   if (e != CUZK_OK) return e;
   if (strcmp(have, want) != 0)
     return cuzk_errf(CUZK_ERR_CHECKSUM, errstr, errstr_size,
                      "%s: digest %s, parameters.json says %s", path, have, want);
+  return CUZK_OK;
+}
+
+cuzk_err_t cuzk_groth16_digest_record(const char *json_path, const char *params_path,
+                                      const char digest[33], char *errstr, size_t errstr_size) {
+  assert(json_path && params_path && digest);
+  const char *base = base_name(params_path);
+  for (const char *c = base; *c; c++)
+    if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+      return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,
+                       "%s: the name cannot go into JSON unescaped", base);
+  for (int i = 0; i < 32; i++)
+    if (!((digest[i] >= '0' && digest[i] <= '9') || (digest[i] >= 'a' && digest[i] <= 'f')))
+      return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "digest is not 32 hex digits");
+  if (digest[32] != 0)
+    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "digest is not 32 hex digits");
+  uint8_t *json = NULL;
+  size_t len = 0;
+  cuzk_err_t e = cuzk_file_read(json_path, (size_t)16 << 20, &json, &len, errstr, errstr_size);
+  if (e == CUZK_ERR_NOT_FOUND) {
+    free(json);
+    json = (uint8_t *)strdup("{\n}\n");
+    if (!json) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "no memory");
+    len = strlen((char *)json);
+  } else if (e != CUZK_OK) {
+    return e;
+  }
+  const char *doc = (const char *)json;
+  size_t cap = len + strlen(base) + 256;
+  char *outb = malloc(cap), key[512];
+  if (!outb) {
+    free(json);
+    return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "no memory");
+  }
+  snprintf(key, sizeof key, "\"%s\"", base);
+  const char *k = strstr(doc, key), *open = k ? strchr(k + strlen(key), '{') : NULL;
+  const char *close = open ? strchr(open, '}') : NULL;
+  const char *d = open ? strstr(open, "\"digest\"") : NULL;
+  const char *q1 = d && close && d < close ? strchr(d + 8, '"') : NULL;
+  const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+  int n;
+  if (k && q2 && q2 < close) {
+    /* replace the existing digest value */
+    n = snprintf(outb, cap, "%.*s%s%s", (int)(q1 + 1 - doc), doc, digest, q2);
+  } else if (k) {
+    free(json), free(outb);
+    return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: entry %s has no digest to replace",
+                     json_path, base);
+  } else {
+    const char *first = strchr(doc, '{'), *last = strrchr(doc, '}');
+    if (!first || !last || last < first) {
+      free(json), free(outb);
+      return cuzk_errf(CUZK_ERR_PARSE, errstr, errstr_size, "%s: not a JSON object", json_path);
+    }
+    bool empty = true;
+    for (const char *c = first + 1; c < last; c++)
+      empty &= *c == ' ' || *c == '\n' || *c == '\r' || *c == '\t';
+    const char *cut = last; /* keep the text before the closing brace minus trailing blanks */
+    while (cut > first + 1 &&
+           (cut[-1] == ' ' || cut[-1] == '\n' || cut[-1] == '\r' || cut[-1] == '\t'))
+      cut--;
+    n = snprintf(outb, cap,
+                 "%.*s%s\n  \"%s\": {\n    \"cid\": \"\",\n    \"digest\": \"%s\",\n"
+                 "    \"sector_size\": 0\n  }\n%s",
+                 (int)(cut - doc), doc, empty ? "" : ",", base, digest, last);
+  }
+  free(json);
+  if (n < 0 || (size_t)n >= cap) {
+    free(outb);
+    return cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "parameters.json entry too long");
+  }
+  e = cuzk_file_write_atomic(json_path, outb, (size_t)n, errstr, errstr_size);
+  free(outb);
+  return e;
+}
+
+/* ---- loading by the trust rule -------------------------------------------------------- */
+
+typedef struct {
+  const uint8_t *data;
+  size_t len;
+  char hex[33];
+  int ok;
+} hash_job_t;
+
+static void *hash_main(void *arg) {
+  hash_job_t *h = arg;
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  const EVP_MD *md = EVP_get_digestbyname("BLAKE2B-512");
+  uint8_t out[64];
+  unsigned mlen = 0;
+  h->ok = ctx && md && EVP_DigestInit_ex(ctx, md, NULL) == 1 &&
+          EVP_DigestUpdate(ctx, h->data, h->len) == 1 && EVP_DigestFinal_ex(ctx, out, &mlen) == 1;
+  if (h->ok) hex32(h->hex, out);
+  EVP_MD_CTX_free(ctx);
+  return NULL;
+}
+
+cuzk_err_t cuzk_groth16_params_load_known(cuzk_groth16_params_t **out, const char *path,
+                                          const char *json_path, bool *trusted, char *errstr,
+                                          size_t errstr_size) {
+  assert(out && path);
+  *out = NULL;
+  if (trusted) *trusted = false;
+  char want[65] = "";
+  cuzk_err_t e = CUZK_ERR_NOT_FOUND;
+  if (json_path) {
+    char why[256];
+    e = json_digest(want, json_path, base_name(path), why, sizeof why);
+    if (e != CUZK_OK && e != CUZK_ERR_NOT_FOUND)
+      return cuzk_errf(e, errstr, errstr_size, "%s", why);
+  }
+  bool listed = e == CUZK_OK;
+  if (!listed) return cuzk_groth16_params_load(out, path, 0, errstr, errstr_size);
+
+  /* Listed: hash the mapping on a thread of its own while the pool decodes the same bytes
+   * without subgroup checks; a mismatch discards the result. */
+  uint64_t t0 = cuzk_now_us();
+  cuzk_file_map_t map;
+  e = cuzk_file_map(path, &map, errstr, errstr_size);
+  if (e != CUZK_OK) return e;
+  hash_job_t h = {.data = map.data, .len = map.len};
+  pthread_t th;
+  bool threaded = pthread_create(&th, NULL, hash_main, &h) == 0;
+  if (!threaded) hash_main(&h);
+  char tmp[256];
+  e = cuzk_groth16_params_decode(out, map.data, map.len, CUZK_GROTH16_TRUSTED, tmp, sizeof tmp);
+  if (threaded) pthread_join(th, NULL);
+  cuzk_file_unmap(&map);
+  if (!h.ok) {
+    cuzk_groth16_params_free(*out);
+    *out = NULL;
+    return cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "OpenSSL has no BLAKE2B-512");
+  }
+  if (strcmp(h.hex, want) != 0) {
+    cuzk_groth16_params_free(*out);
+    *out = NULL;
+    return cuzk_errf(CUZK_ERR_CHECKSUM, errstr, errstr_size,
+                     "%s: digest %s, parameters.json says %s", path, h.hex, want);
+  }
+  if (e != CUZK_OK) return cuzk_errf(e, errstr, errstr_size, "%s: %s", path, tmp);
+  char side[4096];
+  struct stat st;
+  if (sidecar_path(side, sizeof side, path) && stat(side, &st) == 0) (*out)->insecure = true;
+  if (trusted) *trusted = true;
+  CUZK_DEBUG("groth16", "params_loaded", "path=%s trusted=1 ms=%.1f", path,
+             (double)(cuzk_now_us() - t0) / 1e3);
   return CUZK_OK;
 }

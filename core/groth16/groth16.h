@@ -21,6 +21,19 @@
  * unless allowed. A sidecar rather than a field keeps the .params bytes identical to
  * bellperson's format.
  *
+ * Trust rule for .params files (cuzk_groth16_params_load_known; the engine's SRS manager loads
+ * through it). Decoding always checks the encoding and that every point is on its curve (≈ 0.4 µs
+ * a G1 point). The subgroup checks cost ≥ 64 doublings a point (≈ 4,000 core-seconds for the
+ * 5.9·10^7 points of a 2^24 circuit) and are skipped only for a *known* file: one whose
+ * Blake2b digest (first 32 hex digits of Blake2b-512 of the whole file) equals the "digest" of
+ * the entry named after the file in the parameters.json beside it. That is the rule
+ * rust-fil-proofs applies to the published parameters, which it then reads unchecked. A file
+ * with no entry, or with no parameters.json, is loaded with every check; a file whose digest
+ * differs from its entry is refused (CUZK_ERR_CHECKSUM), never loaded. Test setups record their
+ * own files (cuzk_groth16_params_save_digest + cuzk_groth16_digest_record), so a benchmark
+ * that writes and then loads its parameters does not pay the checks; whoever can write
+ * parameters.json is trusted as much as whoever publishes it.
+ *
  * Ownership: cuzk_groth16_params_t and cuzk_groth16_vk_t own their arrays; free them with
  * cuzk_groth16_params_free / cuzk_groth16_vk_clear. After loading they are read-only and may
  * be shared by any number of threads. Decoders never allocate more than the input can hold:
@@ -107,9 +120,15 @@ cuzk_err_t cuzk_groth16_vk_load(cuzk_groth16_vk_t *vk, const char *path, unsigne
                                 char *errstr, size_t errstr_size);
 
 /* Writes atomically. params_save also writes (insecure) or removes (secure) the sidecar
- * marker according to p->insecure. */
+ * marker according to p->insecure. The .params image is streamed: encoded on the pool one piece
+ * (1/16 of the file, 4 KiB..64 MiB) at a time while a writer thread writes (and, for
+ * save_digest, hashes) the previous piece, so the extra memory is two pieces. save_digest puts
+ * the file's parameters.json digest (32 hex digits and a NUL, as cuzk_groth16_file_digest would
+ * compute) into `digest` on success. Blocks the calling thread; starts and joins one thread. */
 cuzk_err_t cuzk_groth16_params_save(const cuzk_groth16_params_t *p, const char *path, char *errstr,
                                     size_t errstr_size);
+cuzk_err_t cuzk_groth16_params_save_digest(const cuzk_groth16_params_t *p, const char *path,
+                                           char digest[33], char *errstr, size_t errstr_size);
 cuzk_err_t cuzk_groth16_vk_save(const cuzk_groth16_vk_t *vk, const char *path, char *errstr,
                                 size_t errstr_size);
 
@@ -151,5 +170,26 @@ cuzk_err_t cuzk_groth16_file_digest(char out[33], const char *path, char *errstr
  * CUZK_ERR_CHECKSUM (mismatch), file errors. */
 cuzk_err_t cuzk_groth16_digest_check(const char *json_path, const char *path, char *errstr,
                                      size_t errstr_size);
+
+/* Adds the entry {"cid": "", "digest": digest, "sector_size": 0} named basename(params_path) to
+ * the parameters.json at json_path (created when missing), or replaces the digest of an existing
+ * entry; the file is rewritten atomically. For test setups recording their own files (see the
+ * trust rule above). Not safe against another process updating the same file concurrently (one
+ * update can be lost). CUZK_ERR_INVALID_ARG for a digest that is not 32 lowercase hex digits or
+ * a name needing JSON escapes; CUZK_ERR_PARSE for a file that is not a JSON object or has an
+ * entry without a digest; file errors. */
+cuzk_err_t cuzk_groth16_digest_record(const char *json_path, const char *params_path,
+                                      const char digest[33], char *errstr, size_t errstr_size);
+
+/* Loads the .params at `path` by the trust rule above: when json_path (may be NULL) names a
+ * parameters.json with an entry for basename(path), the file is mapped once, its digest is
+ * computed on a thread of its own while the pool decodes the same bytes without subgroup checks,
+ * and the result is kept only if the digests agree (else CUZK_ERR_CHECKSUM); otherwise (no
+ * json_path, no such file, no entry) it is cuzk_groth16_params_load with every check. *trusted
+ * (may be NULL) tells whether the subgroup checks were skipped. Errors as params_load, plus
+ * CUZK_ERR_CHECKSUM and the parameters.json errors of digest_check except NOT_FOUND. */
+cuzk_err_t cuzk_groth16_params_load_known(cuzk_groth16_params_t **out, const char *path,
+                                          const char *json_path, bool *trusted, char *errstr,
+                                          size_t errstr_size);
 
 #endif
