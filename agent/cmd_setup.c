@@ -92,7 +92,12 @@ static int setup_run(int argc, char **argv) {
   snprintf(ppath, sizeof ppath, "%s/%s.params", out, stem);
   snprintf(vpath, sizeof vpath, "%s/%s.vk", out, stem);
   int rc = CUZK_EXIT_OK;
-  if (cuzk_groth16_params_save(p, ppath, err, sizeof err) != CUZK_OK ||
+  char digest[33], jpath[4096];
+  snprintf(jpath, sizeof jpath, "%s/parameters.json", out);
+  /* recording the digest lets the engine load these files without the subgroup checks (the
+   * trust rule in core/groth16/groth16.h) */
+  if (cuzk_groth16_params_save_digest(p, ppath, digest, err, sizeof err) != CUZK_OK ||
+      cuzk_groth16_digest_record(jpath, ppath, digest, err, sizeof err) != CUZK_OK ||
       cuzk_groth16_vk_save(&p->vk, vpath, err, sizeof err) != CUZK_OK) {
     fprintf(stderr, "cuzk setup: %s\n", err);
     rc = CUZK_EXIT_FAIL;

@@ -84,7 +84,7 @@ static cuzk_err_t rd_bytes(rd_t *r, void *out, size_t n, const char *field) {
 }
 
 static cuzk_err_t rd_u64(rd_t *r, uint64_t *v, const char *field) {
-  uint8_t b[8];
+  uint8_t b[8] = {0};
   cuzk_err_t e = rd_bytes(r, b, 8, field);
   if (e != CUZK_OK) return e;
   *v = 0;
@@ -93,7 +93,7 @@ static cuzk_err_t rd_u64(rd_t *r, uint64_t *v, const char *field) {
 }
 
 static cuzk_err_t rd_u32(rd_t *r, uint32_t *v, const char *field) {
-  uint8_t b[4];
+  uint8_t b[4] = {0};
   cuzk_err_t e = rd_bytes(r, b, 4, field);
   if (e != CUZK_OK) return e;
   *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
