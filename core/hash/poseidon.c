@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Grain LFSR of the Poseidon paper (appendix F): an 80-bit register b_0..b_79 updated by
  * b_{i+80} = b_{i+62} ^ b_{i+51} ^ b_{i+38} ^ b_{i+23} ^ b_{i+13} ^ b_i, first 160 outputs
@@ -308,18 +309,16 @@ static void dense(const cuzk_fr_t a[][CUZK_POSEIDON_MAX_WIDTH], cuzk_fr_t *x, un
   memcpy(x, out, t * sizeof *x);
 }
 
-void cuzk_poseidon_permute_fast(const cuzk_poseidon_params_t *p, cuzk_fr_t *x) {
-  assert(p && x);
-  const opt_t *o = opt_of(p);
-  unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
-  const cuzk_fr_t *rc = p->rc;
-  for (unsigned r = 0; r < half; r++, rc += t) {
-    for (unsigned i = 0; i < t; i++) {
-      cuzk_fr_add(&x[i], &x[i], &rc[i]);
-      sbox(&x[i]);
-    }
-    dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
+static void full_round(const cuzk_poseidon_params_t *p, cuzk_fr_t *x, const cuzk_fr_t *c) {
+  unsigned t = p->width;
+  for (unsigned i = 0; i < t; i++) {
+    cuzk_fr_add(&x[i], &x[i], &c[i]);
+    sbox(&x[i]);
   }
+  dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
+}
+
+static void partial_rounds(const opt_t *o, cuzk_fr_t *x, unsigned t, unsigned np) {
   const cuzk_fr_t *sp = o->sparse;
   for (unsigned r = 0; r + 1 < np; r++, sp += 2 * t - 1) {
     cuzk_fr_add(&x[0], &x[0], &o->k[r]);
@@ -339,15 +338,17 @@ void cuzk_poseidon_permute_fast(const cuzk_poseidon_params_t *p, cuzk_fr_t *x) {
   cuzk_fr_add(&x[0], &x[0], &o->k[np - 1]);
   sbox(&x[0]);
   dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])o->last, x, t);
+}
+
+void cuzk_poseidon_permute_fast(const cuzk_poseidon_params_t *p, cuzk_fr_t *x) {
+  assert(p && x);
+  const opt_t *o = opt_of(p);
+  unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
+  const cuzk_fr_t *rc = p->rc;
+  for (unsigned r = 0; r < half; r++, rc += t) full_round(p, x, rc);
+  partial_rounds(o, x, t, np);
   rc = p->rc + (size_t)(half + np) * t;
-  for (unsigned r = 0; r < half; r++, rc += t) {
-    const cuzk_fr_t *c = r == 0 ? o->c_after : rc;
-    for (unsigned i = 0; i < t; i++) {
-      cuzk_fr_add(&x[i], &x[i], &c[i]);
-      sbox(&x[i]);
-    }
-    dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
-  }
+  for (unsigned r = 0; r < half; r++, rc += t) full_round(p, x, r == 0 ? o->c_after : rc);
 }
 
 void cuzk_poseidon_hash_tagged(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *tag,
@@ -383,4 +384,47 @@ cuzk_err_t cuzk_poseidon_hash_le(uint8_t out[32], unsigned arity, const uint8_t 
   cuzk_poseidon_hash(&h, arity, x);
   cuzk_fr_to_le(out, &h);
   return CUZK_OK;
+}
+
+static volatile uint64_t parts_sink;
+
+void cuzk_poseidon_hash_many(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in, size_t n) {
+  const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
+  assert(p && (n == 0 || (out && in)));
+  for (size_t i = 0; i < n; i++) cuzk_poseidon_hash_tagged(&out[i], arity, &p->merkle_tag, in + i * arity);
+}
+
+unsigned cuzk_poseidon_mul_count(const cuzk_poseidon_params_t *p, int ref) {
+  unsigned t = p->width, rf = p->full_rounds, rp = p->partial_rounds;
+  if (ref) return rf * 3 * t + rp * 3 + (rf + rp) * t * t;
+  return rf * (3 * t + t * t) + (rp - 1) * (3 + 2 * t - 1) + 3 + t * t;
+}
+
+static double parts_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void cuzk__poseidon_parts(cuzk_poseidon_parts_t *out, unsigned arity, long iters) {
+  const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
+  assert(p && out && iters > 0);
+  const opt_t *o = opt_of(p);
+  unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
+  cuzk_fr_t x[CUZK_POSEIDON_MAX_WIDTH];
+  for (unsigned i = 0; i < t; i++) cuzk_fr_from_u64(&x[i], 17 + i);
+  double t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++)
+    for (unsigned r = 0; r < 2 * half; r++) full_round(p, x, p->rc + (size_t)r * t);
+  out->full_rounds_ns = (parts_now_ns() - t0) / iters;
+  t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++) partial_rounds(o, x, t, np);
+  out->partial_rounds_ns = (parts_now_ns() - t0) / iters;
+  t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++) dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
+  out->mds_ns = (parts_now_ns() - t0) / iters;
+  t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++) sbox(&x[it % t]);
+  out->sbox_ns = (parts_now_ns() - t0) / iters;
+  parts_sink ^= x[0].l[0];
 }
