@@ -94,7 +94,7 @@ cuzk_err_t cuzk_filecoin_post_gen(uint8_t **out, size_t *out_len,
   for (uint64_t i = 0; i < leaves; i++) rand_fr(&t[i], &s);
   uint64_t off = 0;
   for (uint64_t n = leaves; n > 1; off += n, n /= ar)
-    for (uint64_t i = 0; i < n / ar; i++) cuzk_poseidon_hash(&t[off + n + i], ar, &t[off + ar * i]);
+    cuzk_poseidon_hash_many(&t[off + n], ar, &t[off], n / ar);
   const cuzk_fr_t *root = &t[total - 1];
   cuzk_fr_t comm_c, comm_r, pair[2];
   rand_fr(&comm_c, &s);

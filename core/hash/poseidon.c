@@ -72,6 +72,10 @@ typedef struct {
   cuzk_fr_t *sparse; /* (partial_rounds - 1) x (2t - 1): a00, v[1..t), w_hat[1..t) */
   cuzk_fr_t last[CUZK_POSEIDON_MAX_WIDTH][CUZK_POSEIDON_MAX_WIDTH]; /* dense last partial */
   cuzk_fr_t c_after[CUZK_POSEIDON_MAX_WIDTH]; /* first constants after the partial rounds */
+  /* Constants added right after the MDS product of full round r (the next round's, moved back
+   * through its S-box-free start): rc of round r + 1, then (k[0], 0, ...) before the partial
+   * rounds, zero after the last round. */
+  cuzk_fr_t c_next[CUZK_POSEIDON_FULL_ROUNDS][CUZK_POSEIDON_MAX_WIDTH];
 } opt_t;
 
 typedef struct {
@@ -186,6 +190,18 @@ static int optimize(const cuzk_poseidon_params_t *p, opt_t *o) {
     memcpy(a, next, sizeof a);
   }
   memcpy(o->last, a, sizeof a);
+  for (unsigned r = 0; r < 2 * half; r++)
+    for (unsigned i = 0; i < t; i++) {
+      cuzk_fr_t *c = &o->c_next[r][i];
+      if (r + 1 < half)
+        *c = p->rc[(size_t)(r + 1) * t + i];
+      else if (r + 1 == half)
+        *c = i == 0 ? o->k[0] : CUZK_FR_ZERO;
+      else if (r + 1 < 2 * half)
+        *c = p->rc[(size_t)(np + r + 1) * t + i];
+      else
+        *c = CUZK_FR_ZERO;
+    }
   return 0;
 }
 
@@ -296,59 +312,234 @@ static const opt_t *opt_of(const cuzk_poseidon_params_t *p) {
   return &((const slot_t *)((const char *)p - offsetof(slot_t, p)))->opt;
 }
 
-/* y = A x, column convention, for a dense t x t matrix. */
-static void dense(const cuzk_fr_t a[][CUZK_POSEIDON_MAX_WIDTH], cuzk_fr_t *x, unsigned t) {
-  cuzk_fr_t out[CUZK_POSEIDON_MAX_WIDTH], tmp;
-  for (unsigned i = 0; i < t; i++) {
-    cuzk_fr_mul(&out[i], &a[i][0], &x[0]);
-    for (unsigned j = 1; j < t; j++) {
-      cuzk_fr_mul(&tmp, &a[i][j], &x[j]);
-      cuzk_fr_add(&out[i], &out[i], &tmp);
-    }
+/* Lazy-reduction arithmetic on Montgomery representatives (public data, variable time is fine
+ * but none is used). A sum of products a_k·b_k (each < r^2) plus c·2^256 (c < r) is kept as a
+ * 9-limb integer T and reduced once: REDC(T) = (T + m·r) / 2^256 < T / 2^256 + r. With at most
+ * 12 products T < 12 r^2 + r·2^256, so REDC(T) < (12·0.4536 + 2) r < 8r (r / 2^256 ≈ 0.4536),
+ * and three conditional subtractions of 4r, 2r, r give the canonical value. */
+typedef unsigned __int128 u128;
+
+#define UNROLL _Pragma("GCC unroll 8")
+
+#define FR_NINV 0xfffffffeffffffffULL /* -r^-1 mod 2^64 */
+static const uint64_t R1[5] = {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805,
+                               0x73eda753299d7d48, 0};
+static const uint64_t R2[5] = {0xfffffffe00000002, 0xa77b4805fffcb7fd, 0x6673b0101343b00a,
+                               0xe7db4ea6533afa90, 0};
+static const uint64_t R4[5] = {0xfffffffc00000004, 0x4ef6900bfff96ffb, 0xcce7602026876015,
+                               0xcfb69d4ca675f520, 1};
+
+/* (lo, c) = a·b + t + c */
+#define MAC(lo, c, a, b, t)                               \
+  do {                                                    \
+    u128 w_ = (u128)(a) * (b) + (t) + (c);                \
+    (lo) = (uint64_t)w_;                                  \
+    (c) = (uint64_t)(w_ >> 64);                           \
+  } while (0)
+/* (x, c) = x + c */
+#define ADC(x, c)                                         \
+  do {                                                    \
+    u128 w_ = (u128)(x) + (c);                            \
+    (x) = (uint64_t)w_;                                   \
+    (c) = (uint64_t)(w_ >> 64);                           \
+  } while (0)
+
+/* v = v - m if that does not borrow (5 limbs). */
+static inline __attribute__((always_inline)) void csub(uint64_t *v0, uint64_t *v1, uint64_t *v2,
+                                                       uint64_t *v3, uint64_t *v4,
+                                                       const uint64_t m[5]) {
+  uint64_t d[5], b = 0, v[5] = {*v0, *v1, *v2, *v3, *v4};
+  UNROLL for (int k = 0; k < 5; k++) {
+    u128 w = (u128)v[k] - m[k] - b;
+    d[k] = (uint64_t)w;
+    b = (uint64_t)(w >> 64) & 1;
   }
+  uint64_t keep = b - 1; /* all ones when no borrow */
+  *v0 = (d[0] & keep) | (v[0] & ~keep);
+  *v1 = (d[1] & keep) | (v[1] & ~keep);
+  *v2 = (d[2] & keep) | (v[2] & ~keep);
+  *v3 = (d[3] & keep) | (v[3] & ~keep);
+  *v4 = (d[4] & keep) | (v[4] & ~keep);
+}
+
+/* One word of Montgomery reduction: clears x0 by adding m·r (m = x0·(-r^-1)) at that word. */
+#define RSTEP(x0, x1, x2, x3, x4, x5, x6, x7, x8) \
+  do {                                             \
+    uint64_t m_ = (x0) * FR_NINV, c_ = 0;          \
+    MAC(x0, c_, m_, R1[0], x0);                    \
+    MAC(x1, c_, m_, R1[1], x1);                    \
+    MAC(x2, c_, m_, R1[2], x2);                    \
+    MAC(x3, c_, m_, R1[3], x3);                    \
+    ADC(x4, c_);                                   \
+    ADC(x5, c_);                                   \
+    ADC(x6, c_);                                   \
+    ADC(x7, c_);                                   \
+    x8 += c_;                                      \
+  } while (0)
+
+/* out = REDC(t0..t8) reduced below r; `bound` (1, 2 or 3) says REDC < 2r, 4r or 8r. */
+static inline __attribute__((always_inline)) void redc(cuzk_fr_t *out, uint64_t t0, uint64_t t1,
+                                                       uint64_t t2, uint64_t t3, uint64_t t4,
+                                                       uint64_t t5, uint64_t t6, uint64_t t7,
+                                                       uint64_t t8, int bound) {
+  uint64_t z = 0;
+  RSTEP(t0, t1, t2, t3, t4, t5, t6, t7, t8);
+  RSTEP(t1, t2, t3, t4, t5, t6, t7, t8, z);
+  RSTEP(t2, t3, t4, t5, t6, t7, t8, z, z);
+  RSTEP(t3, t4, t5, t6, t7, t8, z, z, z);
+  (void)z;
+  if (bound >= 3) csub(&t4, &t5, &t6, &t7, &t8, R4);
+  if (bound >= 2) csub(&t4, &t5, &t6, &t7, &t8, R2);
+  csub(&t4, &t5, &t6, &t7, &t8, R1);
+  out->l[0] = t4;
+  out->l[1] = t5;
+  out->l[2] = t6;
+  out->l[3] = t7;
+}
+
+/* Column l of the product-scanning sum: (acc, hi) += a_k[i]·x_k[l - i], 192 bits. Two
+ * accumulators (even and odd k) keep two carry chains in flight. */
+#define PROD(acc, hi, i, j)                        \
+  do {                                             \
+    u128 p_ = (u128)ak[i] * xk[j];                 \
+    acc += p_;                                     \
+    hi += acc < p_;                                \
+  } while (0)
+#define SHIFT_OUT(tl)                              \
+  do {                                             \
+    acc += acc1;                                   \
+    hi += hi1 + (acc < acc1);                      \
+    (tl) = (uint64_t)acc;                          \
+    acc = (acc >> 64) | ((u128)hi << 64);          \
+    hi = 0;                                        \
+    acc1 = 0;                                      \
+    hi1 = 0;                                       \
+  } while (0)
+#define ADDC(v)                                    \
+  do {                                             \
+    u128 q_ = (v);                                 \
+    acc += q_;                                     \
+    hi += acc < q_;                                \
+  } while (0)
+
+/* out = REDC(sum_k a[k]·x[k] + c·2^256) for k < n <= 12, fully reduced: a dot product (plus a
+ * constant) with one reduction. c may be NULL. */
+static inline __attribute__((always_inline)) void dot(cuzk_fr_t *out, const cuzk_fr_t *a,
+                                                      const cuzk_fr_t *x, unsigned n,
+                                                      const cuzk_fr_t *c) {
+  u128 acc = 0, acc1 = 0;
+  uint64_t hi = 0, hi1 = 0, t0, t1, t2, t3, t4, t5, t6, t7, t8;
+#define COLUMN(P)                                          \
+  do {                                                     \
+    unsigned k = 0;                                        \
+    for (; k + 1 < n; k += 2) {                            \
+      const uint64_t *ak = a[k].l, *xk = x[k].l;           \
+      P(acc, hi);                                          \
+      ak = a[k + 1].l;                                     \
+      xk = x[k + 1].l;                                     \
+      P(acc1, hi1);                                        \
+    }                                                      \
+    if (k < n) {                                           \
+      const uint64_t *ak = a[k].l, *xk = x[k].l;           \
+      P(acc, hi);                                          \
+    }                                                      \
+  } while (0)
+#define C0(A, H) PROD(A, H, 0, 0)
+#define C1(A, H) PROD(A, H, 0, 1); PROD(A, H, 1, 0)
+#define C2(A, H) PROD(A, H, 0, 2); PROD(A, H, 1, 1); PROD(A, H, 2, 0)
+#define C3(A, H) PROD(A, H, 0, 3); PROD(A, H, 1, 2); PROD(A, H, 2, 1); PROD(A, H, 3, 0)
+#define C4(A, H) PROD(A, H, 1, 3); PROD(A, H, 2, 2); PROD(A, H, 3, 1)
+#define C5(A, H) PROD(A, H, 2, 3); PROD(A, H, 3, 2)
+#define C6(A, H) PROD(A, H, 3, 3)
+  COLUMN(C0);
+  SHIFT_OUT(t0);
+  COLUMN(C1);
+  SHIFT_OUT(t1);
+  COLUMN(C2);
+  SHIFT_OUT(t2);
+  COLUMN(C3);
+  SHIFT_OUT(t3);
+  COLUMN(C4);
+  if (c) ADDC(c->l[0]);
+  SHIFT_OUT(t4);
+  COLUMN(C5);
+  if (c) ADDC(c->l[1]);
+  SHIFT_OUT(t5);
+  COLUMN(C6);
+  if (c) ADDC(c->l[2]);
+  SHIFT_OUT(t6);
+  if (c) ADDC(c->l[3]);
+  SHIFT_OUT(t7);
+  t8 = (uint64_t)acc;
+#undef C0
+#undef C1
+#undef C2
+#undef C3
+#undef C4
+#undef C5
+#undef C6
+#undef COLUMN
+  redc(out, t0, t1, t2, t3, t4, t5, t6, t7, t8, 3);
+}
+
+/* out = a·b (Montgomery), inputs < r */
+static inline __attribute__((always_inline)) void fmul(cuzk_fr_t *out, const cuzk_fr_t *a,
+                                                       const cuzk_fr_t *b) {
+  cuzk_fr_mul(out, a, b);
+}
+
+/* x^5 as square, square, multiply */
+static inline __attribute__((always_inline)) void sbox_f(cuzk_fr_t *x) {
+  cuzk_fr_t x2, x4;
+  fmul(&x2, x, x);
+  fmul(&x4, &x2, &x2);
+  fmul(x, x, &x4);
+}
+
+/* x = A x + c (c may be NULL) with one reduction per output element. */
+static inline void dense_affine(const cuzk_fr_t a[][CUZK_POSEIDON_MAX_WIDTH], cuzk_fr_t *x,
+                                const cuzk_fr_t *c, unsigned t) {
+  cuzk_fr_t out[CUZK_POSEIDON_MAX_WIDTH];
+  for (unsigned i = 0; i < t; i++) dot(&out[i], a[i], x, t, c ? &c[i] : NULL);
   memcpy(x, out, t * sizeof *x);
 }
 
-static void full_round(const cuzk_poseidon_params_t *p, cuzk_fr_t *x, const cuzk_fr_t *c) {
+/* Full round r of 2·half, entered with its constants already added: S-boxes, then the MDS
+ * product plus the next round's constants. */
+static inline void full_round(const cuzk_poseidon_params_t *p, const opt_t *o, cuzk_fr_t *x,
+                              unsigned r) {
   unsigned t = p->width;
-  for (unsigned i = 0; i < t; i++) {
-    cuzk_fr_add(&x[i], &x[i], &c[i]);
-    sbox(&x[i]);
-  }
-  dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
+  for (unsigned i = 0; i < t; i++) sbox_f(&x[i]);
+  dense_affine((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, o->c_next[r], t);
 }
 
-static void partial_rounds(const opt_t *o, cuzk_fr_t *x, unsigned t, unsigned np) {
+/* The R_P partial rounds, entered with k[0] already added to x[0]; leaves the constants of the
+ * first full round after them added. */
+static inline void partial_rounds(const opt_t *o, cuzk_fr_t *x, unsigned t, unsigned np) {
   const cuzk_fr_t *sp = o->sparse;
   for (unsigned r = 0; r + 1 < np; r++, sp += 2 * t - 1) {
-    cuzk_fr_add(&x[0], &x[0], &o->k[r]);
-    sbox(&x[0]);
-    cuzk_fr_t y0, tmp;
-    cuzk_fr_mul(&y0, &sp[0], &x[0]);
-    for (unsigned j = 1; j < t; j++) {
-      cuzk_fr_mul(&tmp, &sp[j], &x[j]);
-      cuzk_fr_add(&y0, &y0, &tmp);
-    }
+    sbox_f(&x[0]);
+    cuzk_fr_t y0;
+    dot(&y0, sp, x, t, &o->k[r + 1]);
     for (unsigned i = 1; i < t; i++) {
+      cuzk_fr_t tmp;
       cuzk_fr_mul(&tmp, &sp[t + i - 1], &x[0]);
       cuzk_fr_add(&x[i], &x[i], &tmp);
     }
     x[0] = y0;
   }
-  cuzk_fr_add(&x[0], &x[0], &o->k[np - 1]);
-  sbox(&x[0]);
-  dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])o->last, x, t);
+  sbox_f(&x[0]);
+  dense_affine((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])o->last, x, o->c_after, t);
 }
 
 void cuzk_poseidon_permute_fast(const cuzk_poseidon_params_t *p, cuzk_fr_t *x) {
   assert(p && x);
   const opt_t *o = opt_of(p);
   unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
-  const cuzk_fr_t *rc = p->rc;
-  for (unsigned r = 0; r < half; r++, rc += t) full_round(p, x, rc);
+  for (unsigned i = 0; i < t; i++) cuzk_fr_add(&x[i], &x[i], &p->rc[i]);
+  for (unsigned r = 0; r < half; r++) full_round(p, o, x, r);
   partial_rounds(o, x, t, np);
-  rc = p->rc + (size_t)(half + np) * t;
-  for (unsigned r = 0; r < half; r++, rc += t) full_round(p, x, r == 0 ? o->c_after : rc);
+  for (unsigned r = half; r < 2 * half; r++) full_round(p, o, x, r);
 }
 
 void cuzk_poseidon_hash_tagged(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *tag,
@@ -415,16 +606,17 @@ void cuzk__poseidon_parts(cuzk_poseidon_parts_t *out, unsigned arity, long iters
   for (unsigned i = 0; i < t; i++) cuzk_fr_from_u64(&x[i], 17 + i);
   double t0 = parts_now_ns();
   for (long it = 0; it < iters; it++)
-    for (unsigned r = 0; r < 2 * half; r++) full_round(p, x, p->rc + (size_t)r * t);
+    for (unsigned r = 0; r < 2 * half; r++) full_round(p, o, x, r);
   out->full_rounds_ns = (parts_now_ns() - t0) / iters;
   t0 = parts_now_ns();
   for (long it = 0; it < iters; it++) partial_rounds(o, x, t, np);
   out->partial_rounds_ns = (parts_now_ns() - t0) / iters;
   t0 = parts_now_ns();
-  for (long it = 0; it < iters; it++) dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
+  for (long it = 0; it < iters; it++)
+    dense_affine((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, NULL, t);
   out->mds_ns = (parts_now_ns() - t0) / iters;
   t0 = parts_now_ns();
-  for (long it = 0; it < iters; it++) sbox(&x[it % t]);
+  for (long it = 0; it < iters; it++) sbox_f(&x[it % t]);
   out->sbox_ns = (parts_now_ns() - t0) / iters;
   parts_sink ^= x[0].l[0];
 }
