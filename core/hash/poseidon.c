@@ -312,177 +312,23 @@ static const opt_t *opt_of(const cuzk_poseidon_params_t *p) {
   return &((const slot_t *)((const char *)p - offsetof(slot_t, p)))->opt;
 }
 
-/* Lazy-reduction arithmetic on Montgomery representatives (public data, variable time is fine
- * but none is used). A sum of products a_k·b_k (each < r^2) plus c·2^256 (c < r) is kept as a
- * 9-limb integer T and reduced once: REDC(T) = (T + m·r) / 2^256 < T / 2^256 + r. With at most
- * 12 products T < 12 r^2 + r·2^256, so REDC(T) < (12·0.4536 + 2) r < 8r (r / 2^256 ≈ 0.4536),
- * and three conditional subtractions of 4r, 2r, r give the canonical value. */
-typedef unsigned __int128 u128;
-
-#define UNROLL _Pragma("GCC unroll 8")
-
-#define FR_NINV 0xfffffffeffffffffULL /* -r^-1 mod 2^64 */
-static const uint64_t R1[5] = {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805,
-                               0x73eda753299d7d48, 0};
-static const uint64_t R2[5] = {0xfffffffe00000002, 0xa77b4805fffcb7fd, 0x6673b0101343b00a,
-                               0xe7db4ea6533afa90, 0};
-static const uint64_t R4[5] = {0xfffffffc00000004, 0x4ef6900bfff96ffb, 0xcce7602026876015,
-                               0xcfb69d4ca675f520, 1};
-
-/* (lo, c) = a·b + t + c */
-#define MAC(lo, c, a, b, t)                               \
-  do {                                                    \
-    u128 w_ = (u128)(a) * (b) + (t) + (c);                \
-    (lo) = (uint64_t)w_;                                  \
-    (c) = (uint64_t)(w_ >> 64);                           \
-  } while (0)
-/* (x, c) = x + c */
-#define ADC(x, c)                                         \
-  do {                                                    \
-    u128 w_ = (u128)(x) + (c);                            \
-    (x) = (uint64_t)w_;                                   \
-    (c) = (uint64_t)(w_ >> 64);                           \
-  } while (0)
-
-/* v = v - m if that does not borrow (5 limbs). */
-static inline __attribute__((always_inline)) void csub(uint64_t *v0, uint64_t *v1, uint64_t *v2,
-                                                       uint64_t *v3, uint64_t *v4,
-                                                       const uint64_t m[5]) {
-  uint64_t d[5], b = 0, v[5] = {*v0, *v1, *v2, *v3, *v4};
-  UNROLL for (int k = 0; k < 5; k++) {
-    u128 w = (u128)v[k] - m[k] - b;
-    d[k] = (uint64_t)w;
-    b = (uint64_t)(w >> 64) & 1;
-  }
-  uint64_t keep = b - 1; /* all ones when no borrow */
-  *v0 = (d[0] & keep) | (v[0] & ~keep);
-  *v1 = (d[1] & keep) | (v[1] & ~keep);
-  *v2 = (d[2] & keep) | (v[2] & ~keep);
-  *v3 = (d[3] & keep) | (v[3] & ~keep);
-  *v4 = (d[4] & keep) | (v[4] & ~keep);
-}
-
-/* One word of Montgomery reduction: clears x0 by adding m·r (m = x0·(-r^-1)) at that word. */
-#define RSTEP(x0, x1, x2, x3, x4, x5, x6, x7, x8) \
-  do {                                             \
-    uint64_t m_ = (x0) * FR_NINV, c_ = 0;          \
-    MAC(x0, c_, m_, R1[0], x0);                    \
-    MAC(x1, c_, m_, R1[1], x1);                    \
-    MAC(x2, c_, m_, R1[2], x2);                    \
-    MAC(x3, c_, m_, R1[3], x3);                    \
-    ADC(x4, c_);                                   \
-    ADC(x5, c_);                                   \
-    ADC(x6, c_);                                   \
-    ADC(x7, c_);                                   \
-    x8 += c_;                                      \
-  } while (0)
-
-/* out = REDC(t0..t8) reduced below r; `bound` (1, 2 or 3) says REDC < 2r, 4r or 8r. */
-static inline __attribute__((always_inline)) void redc(cuzk_fr_t *out, uint64_t t0, uint64_t t1,
-                                                       uint64_t t2, uint64_t t3, uint64_t t4,
-                                                       uint64_t t5, uint64_t t6, uint64_t t7,
-                                                       uint64_t t8, int bound) {
-  uint64_t z = 0;
-  RSTEP(t0, t1, t2, t3, t4, t5, t6, t7, t8);
-  RSTEP(t1, t2, t3, t4, t5, t6, t7, t8, z);
-  RSTEP(t2, t3, t4, t5, t6, t7, t8, z, z);
-  RSTEP(t3, t4, t5, t6, t7, t8, z, z, z);
-  (void)z;
-  if (bound >= 3) csub(&t4, &t5, &t6, &t7, &t8, R4);
-  if (bound >= 2) csub(&t4, &t5, &t6, &t7, &t8, R2);
-  csub(&t4, &t5, &t6, &t7, &t8, R1);
-  out->l[0] = t4;
-  out->l[1] = t5;
-  out->l[2] = t6;
-  out->l[3] = t7;
-}
-
-/* Column l of the product-scanning sum: (acc, hi) += a_k[i]·x_k[l - i], 192 bits. Two
- * accumulators (even and odd k) keep two carry chains in flight. */
-#define PROD(acc, hi, i, j)                        \
-  do {                                             \
-    u128 p_ = (u128)ak[i] * xk[j];                 \
-    acc += p_;                                     \
-    hi += acc < p_;                                \
-  } while (0)
-#define SHIFT_OUT(tl)                              \
-  do {                                             \
-    acc += acc1;                                   \
-    hi += hi1 + (acc < acc1);                      \
-    (tl) = (uint64_t)acc;                          \
-    acc = (acc >> 64) | ((u128)hi << 64);          \
-    hi = 0;                                        \
-    acc1 = 0;                                      \
-    hi1 = 0;                                       \
-  } while (0)
-#define ADDC(v)                                    \
-  do {                                             \
-    u128 q_ = (v);                                 \
-    acc += q_;                                     \
-    hi += acc < q_;                                \
-  } while (0)
-
-/* out = REDC(sum_k a[k]·x[k] + c·2^256) for k < n <= 12, fully reduced: a dot product (plus a
- * constant) with one reduction. c may be NULL. */
+/* out = sum_k a[k]·x[k] + c (c may be NULL), k < n. A lazily reduced form (one Montgomery
+ * reduction per sum, products kept as 9-limb integers in C) was tried and measured no faster
+ * than the hand-written ADX product per term (docs/PERF.md), so each term is a full product. */
 static inline __attribute__((always_inline)) void dot(cuzk_fr_t *out, const cuzk_fr_t *a,
                                                       const cuzk_fr_t *x, unsigned n,
                                                       const cuzk_fr_t *c) {
-  u128 acc = 0, acc1 = 0;
-  uint64_t hi = 0, hi1 = 0, t0, t1, t2, t3, t4, t5, t6, t7, t8;
-#define COLUMN(P)                                          \
-  do {                                                     \
-    unsigned k = 0;                                        \
-    for (; k + 1 < n; k += 2) {                            \
-      const uint64_t *ak = a[k].l, *xk = x[k].l;           \
-      P(acc, hi);                                          \
-      ak = a[k + 1].l;                                     \
-      xk = x[k + 1].l;                                     \
-      P(acc1, hi1);                                        \
-    }                                                      \
-    if (k < n) {                                           \
-      const uint64_t *ak = a[k].l, *xk = x[k].l;           \
-      P(acc, hi);                                          \
-    }                                                      \
-  } while (0)
-#define C0(A, H) PROD(A, H, 0, 0)
-#define C1(A, H) PROD(A, H, 0, 1); PROD(A, H, 1, 0)
-#define C2(A, H) PROD(A, H, 0, 2); PROD(A, H, 1, 1); PROD(A, H, 2, 0)
-#define C3(A, H) PROD(A, H, 0, 3); PROD(A, H, 1, 2); PROD(A, H, 2, 1); PROD(A, H, 3, 0)
-#define C4(A, H) PROD(A, H, 1, 3); PROD(A, H, 2, 2); PROD(A, H, 3, 1)
-#define C5(A, H) PROD(A, H, 2, 3); PROD(A, H, 3, 2)
-#define C6(A, H) PROD(A, H, 3, 3)
-  COLUMN(C0);
-  SHIFT_OUT(t0);
-  COLUMN(C1);
-  SHIFT_OUT(t1);
-  COLUMN(C2);
-  SHIFT_OUT(t2);
-  COLUMN(C3);
-  SHIFT_OUT(t3);
-  COLUMN(C4);
-  if (c) ADDC(c->l[0]);
-  SHIFT_OUT(t4);
-  COLUMN(C5);
-  if (c) ADDC(c->l[1]);
-  SHIFT_OUT(t5);
-  COLUMN(C6);
-  if (c) ADDC(c->l[2]);
-  SHIFT_OUT(t6);
-  if (c) ADDC(c->l[3]);
-  SHIFT_OUT(t7);
-  t8 = (uint64_t)acc;
-#undef C0
-#undef C1
-#undef C2
-#undef C3
-#undef C4
-#undef C5
-#undef C6
-#undef COLUMN
-  redc(out, t0, t1, t2, t3, t4, t5, t6, t7, t8, 3);
+  cuzk_fr_t acc, tmp;
+  cuzk_fr_mul(&acc, &a[0], &x[0]);
+  for (unsigned k = 1; k < n; k++) {
+    cuzk_fr_mul(&tmp, &a[k], &x[k]);
+    cuzk_fr_add(&acc, &acc, &tmp);
+  }
+  if (c) cuzk_fr_add(&acc, &acc, c);
+  *out = acc;
 }
 
-/* out = a·b (Montgomery), inputs < r */
+/* the ff module's product (ADX assembly where the CPU has it) */
 static inline __attribute__((always_inline)) void fmul(cuzk_fr_t *out, const cuzk_fr_t *a,
                                                        const cuzk_fr_t *b) {
   cuzk_fr_mul(out, a, b);
@@ -496,7 +342,7 @@ static inline __attribute__((always_inline)) void sbox_f(cuzk_fr_t *x) {
   fmul(x, x, &x4);
 }
 
-/* x = A x + c (c may be NULL) with one reduction per output element. */
+/* x = A x + c (c may be NULL). */
 static inline void dense_affine(const cuzk_fr_t a[][CUZK_POSEIDON_MAX_WIDTH], cuzk_fr_t *x,
                                 const cuzk_fr_t *c, unsigned t) {
   cuzk_fr_t out[CUZK_POSEIDON_MAX_WIDTH];

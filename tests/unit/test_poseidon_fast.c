@@ -1,9 +1,8 @@
-/* The optimized Poseidon permutation (sparse partial rounds, folded constants, lazy-reduction
- * dot products) against the textbook permutation cuzk_poseidon_permute, which uses the
+/* The optimized Poseidon permutation (sparse partial rounds, round constants folded into the
+ * preceding linear layer) against the textbook permutation cuzk_poseidon_permute, which uses the
  * ff module's multiplication and is itself pinned to the published vectors in test_poseidon.c:
- * 10,000 random states per arity, extreme states that stress the lazy-reduction bounds
- * (elements 0, 1, r - 1), the batch API against the single hash, and a mutation check showing
- * the comparison detects a wrong permutation. */
+ * 10,000 random states per arity, extreme states (elements 0, 1, r - 1), the batch API against
+ * the single hash, and a mutation check showing the comparison detects a wrong permutation. */
 #include "tests/support/testlib.h"
 
 #include <string.h>
