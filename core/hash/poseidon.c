@@ -428,7 +428,13 @@ static volatile uint64_t parts_sink;
 void cuzk_poseidon_hash_many(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in, size_t n) {
   const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
   assert(p && (n == 0 || (out && in)));
-  for (size_t i = 0; i < n; i++) cuzk_poseidon_hash_tagged(&out[i], arity, &p->merkle_tag, in + i * arity);
+  for (size_t i = 0; i < n; i++) {
+    cuzk_fr_t st[CUZK_POSEIDON_MAX_WIDTH];
+    st[0] = p->merkle_tag;
+    memcpy(&st[1], in + i * arity, arity * sizeof *in);
+    cuzk_poseidon_permute_fast(p, st);
+    out[i] = st[1];
+  }
 }
 
 unsigned cuzk_poseidon_mul_count(const cuzk_poseidon_params_t *p, int ref) {

@@ -63,8 +63,9 @@ void cuzk_poseidon_hash(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in);
 void cuzk_poseidon_custom_tag(cuzk_fr_t *out, uint64_t id);
 
 /* out[i] = Merkle-tree hash of in[arity*i .. arity*i + arity) for i < n: the same values as n
- * calls of cuzk_poseidon_hash, computed several at a time (independent hashes interleave, which
- * keeps the multiplier busy). `out` must not overlap `in`. Asserts a supported arity. */
+ * calls of cuzk_poseidon_hash, with the parameters looked up once. The entry point for tree
+ * builders (a vectorized many-hash kernel would go here). `out` must not overlap `in`.
+ * Asserts a supported arity. */
 void cuzk_poseidon_hash_many(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in, size_t n);
 
 /* 256x256-bit products in one permutation: of cuzk_poseidon_permute_fast (ref = 0) or of the
