@@ -18,6 +18,7 @@ extern const cuzk_bench_t cuzk_bench_fp;       /* bench_fp.c */
 extern const cuzk_bench_t cuzk_bench_msm;      /* bench_gpu.c */
 extern const cuzk_bench_t cuzk_bench_ntt;      /* bench_gpu.c */
 extern const cuzk_bench_t cuzk_bench_pipeline; /* bench_pipeline.c */
+extern const cuzk_bench_t cuzk_bench_poseidon; /* bench_poseidon.c */
 extern const cuzk_bench_t cuzk_bench_prove;    /* bench_prove.c */
 
 #endif

@@ -9,6 +9,7 @@ static const cuzk_bench_t *const cuzk__benches[] = {
     &cuzk_bench_msm,
     &cuzk_bench_ntt,
     &cuzk_bench_pipeline,
+    &cuzk_bench_poseidon,
     &cuzk_bench_prove,
 };
 #define CUZK__NBENCH (sizeof(cuzk__benches) / sizeof(cuzk__benches[0]))
@@ -41,5 +42,5 @@ static int cuzk__bench_run(int argc, char **argv) {
   return cuzk_cli_usage_error("bench", "unknown benchmark '%s'", argv[1]);
 }
 
-const cuzk_cmd_t cuzk_cmd_bench = {"bench", "run a benchmark (fp, msm, ntt, prove, pipeline)",
+const cuzk_cmd_t cuzk_cmd_bench = {"bench", "run a benchmark (fp, msm, ntt, poseidon, prove, pipeline)",
                                    cuzk__bench_run, cuzk__bench_usage};

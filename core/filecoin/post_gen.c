@@ -107,7 +107,7 @@ static const cuzk_fr_t *hash_up(gen_t *g, cuzk_fr_t *t, uint64_t n, unsigned lv,
       for (unsigned k = 0; k < ar; k++)
         if (grp + k != rel) *SIB(g, c, l, w++) = t[grp + k];
     }
-    for (uint64_t i = 0; i < n / ar; i++) cuzk_poseidon_hash(&t[n + i], ar, &t[ar * i]);
+    cuzk_poseidon_hash_many(&t[n], ar, t, n / ar);
     t += n;
     n /= ar;
   }

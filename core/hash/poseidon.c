@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Grain LFSR of the Poseidon paper (appendix F): an 80-bit register b_0..b_79 updated by
  * b_{i+80} = b_{i+62} ^ b_{i+51} ^ b_{i+38} ^ b_{i+23} ^ b_{i+13} ^ b_i, first 160 outputs
@@ -71,6 +72,10 @@ typedef struct {
   cuzk_fr_t *sparse; /* (partial_rounds - 1) x (2t - 1): a00, v[1..t), w_hat[1..t) */
   cuzk_fr_t last[CUZK_POSEIDON_MAX_WIDTH][CUZK_POSEIDON_MAX_WIDTH]; /* dense last partial */
   cuzk_fr_t c_after[CUZK_POSEIDON_MAX_WIDTH]; /* first constants after the partial rounds */
+  /* Constants added right after the MDS product of full round r (the next round's, moved back
+   * through its S-box-free start): rc of round r + 1, then (k[0], 0, ...) before the partial
+   * rounds, zero after the last round. */
+  cuzk_fr_t c_next[CUZK_POSEIDON_FULL_ROUNDS][CUZK_POSEIDON_MAX_WIDTH];
 } opt_t;
 
 typedef struct {
@@ -185,6 +190,18 @@ static int optimize(const cuzk_poseidon_params_t *p, opt_t *o) {
     memcpy(a, next, sizeof a);
   }
   memcpy(o->last, a, sizeof a);
+  for (unsigned r = 0; r < 2 * half; r++)
+    for (unsigned i = 0; i < t; i++) {
+      cuzk_fr_t *c = &o->c_next[r][i];
+      if (r + 1 < half)
+        *c = p->rc[(size_t)(r + 1) * t + i];
+      else if (r + 1 == half)
+        *c = i == 0 ? o->k[0] : CUZK_FR_ZERO;
+      else if (r + 1 < 2 * half)
+        *c = p->rc[(size_t)(np + r + 1) * t + i];
+      else
+        *c = CUZK_FR_ZERO;
+    }
   return 0;
 }
 
@@ -295,59 +312,80 @@ static const opt_t *opt_of(const cuzk_poseidon_params_t *p) {
   return &((const slot_t *)((const char *)p - offsetof(slot_t, p)))->opt;
 }
 
-/* y = A x, column convention, for a dense t x t matrix. */
-static void dense(const cuzk_fr_t a[][CUZK_POSEIDON_MAX_WIDTH], cuzk_fr_t *x, unsigned t) {
-  cuzk_fr_t out[CUZK_POSEIDON_MAX_WIDTH], tmp;
-  for (unsigned i = 0; i < t; i++) {
-    cuzk_fr_mul(&out[i], &a[i][0], &x[0]);
-    for (unsigned j = 1; j < t; j++) {
-      cuzk_fr_mul(&tmp, &a[i][j], &x[j]);
-      cuzk_fr_add(&out[i], &out[i], &tmp);
-    }
+/* out = sum_k a[k]·x[k] + c (c may be NULL), k < n. A lazily reduced form (one Montgomery
+ * reduction per sum, products kept as 9-limb integers in C) was tried and measured no faster
+ * than the hand-written ADX product per term (docs/PERF.md), so each term is a full product. */
+static inline __attribute__((always_inline)) void dot(cuzk_fr_t *out, const cuzk_fr_t *a,
+                                                      const cuzk_fr_t *x, unsigned n,
+                                                      const cuzk_fr_t *c) {
+  cuzk_fr_t acc, tmp;
+  cuzk_fr_mul(&acc, &a[0], &x[0]);
+  for (unsigned k = 1; k < n; k++) {
+    cuzk_fr_mul(&tmp, &a[k], &x[k]);
+    cuzk_fr_add(&acc, &acc, &tmp);
   }
+  if (c) cuzk_fr_add(&acc, &acc, c);
+  *out = acc;
+}
+
+/* the ff module's product (ADX assembly where the CPU has it) */
+static inline __attribute__((always_inline)) void fmul(cuzk_fr_t *out, const cuzk_fr_t *a,
+                                                       const cuzk_fr_t *b) {
+  cuzk_fr_mul(out, a, b);
+}
+
+/* x^5 as square, square, multiply */
+static inline __attribute__((always_inline)) void sbox_f(cuzk_fr_t *x) {
+  cuzk_fr_t x2, x4;
+  fmul(&x2, x, x);
+  fmul(&x4, &x2, &x2);
+  fmul(x, x, &x4);
+}
+
+/* x = A x + c (c may be NULL). */
+static inline void dense_affine(const cuzk_fr_t a[][CUZK_POSEIDON_MAX_WIDTH], cuzk_fr_t *x,
+                                const cuzk_fr_t *c, unsigned t) {
+  cuzk_fr_t out[CUZK_POSEIDON_MAX_WIDTH];
+  for (unsigned i = 0; i < t; i++) dot(&out[i], a[i], x, t, c ? &c[i] : NULL);
   memcpy(x, out, t * sizeof *x);
+}
+
+/* Full round r of 2·half, entered with its constants already added: S-boxes, then the MDS
+ * product plus the next round's constants. */
+static inline void full_round(const cuzk_poseidon_params_t *p, const opt_t *o, cuzk_fr_t *x,
+                              unsigned r) {
+  unsigned t = p->width;
+  for (unsigned i = 0; i < t; i++) sbox_f(&x[i]);
+  dense_affine((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, o->c_next[r], t);
+}
+
+/* The R_P partial rounds, entered with k[0] already added to x[0]; leaves the constants of the
+ * first full round after them added. */
+static inline void partial_rounds(const opt_t *o, cuzk_fr_t *x, unsigned t, unsigned np) {
+  const cuzk_fr_t *sp = o->sparse;
+  for (unsigned r = 0; r + 1 < np; r++, sp += 2 * t - 1) {
+    sbox_f(&x[0]);
+    cuzk_fr_t y0;
+    dot(&y0, sp, x, t, &o->k[r + 1]);
+    for (unsigned i = 1; i < t; i++) {
+      cuzk_fr_t tmp;
+      cuzk_fr_mul(&tmp, &sp[t + i - 1], &x[0]);
+      cuzk_fr_add(&x[i], &x[i], &tmp);
+    }
+    x[0] = y0;
+  }
+  sbox_f(&x[0]);
+  dense_affine((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])o->last, x, o->c_after, t);
 }
 
 void cuzk_poseidon_permute_fast(const cuzk_poseidon_params_t *p, cuzk_fr_t *x) {
   assert(p && x);
   const opt_t *o = opt_of(p);
   unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
-  const cuzk_fr_t *rc = p->rc;
-  for (unsigned r = 0; r < half; r++, rc += t) {
-    for (unsigned i = 0; i < t; i++) {
-      cuzk_fr_add(&x[i], &x[i], &rc[i]);
-      sbox(&x[i]);
-    }
-    dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
-  }
-  const cuzk_fr_t *sp = o->sparse;
-  for (unsigned r = 0; r + 1 < np; r++, sp += 2 * t - 1) {
-    cuzk_fr_add(&x[0], &x[0], &o->k[r]);
-    sbox(&x[0]);
-    cuzk_fr_t y0, tmp;
-    cuzk_fr_mul(&y0, &sp[0], &x[0]);
-    for (unsigned j = 1; j < t; j++) {
-      cuzk_fr_mul(&tmp, &sp[j], &x[j]);
-      cuzk_fr_add(&y0, &y0, &tmp);
-    }
-    for (unsigned i = 1; i < t; i++) {
-      cuzk_fr_mul(&tmp, &sp[t + i - 1], &x[0]);
-      cuzk_fr_add(&x[i], &x[i], &tmp);
-    }
-    x[0] = y0;
-  }
-  cuzk_fr_add(&x[0], &x[0], &o->k[np - 1]);
-  sbox(&x[0]);
-  dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])o->last, x, t);
-  rc = p->rc + (size_t)(half + np) * t;
-  for (unsigned r = 0; r < half; r++, rc += t) {
-    const cuzk_fr_t *c = r == 0 ? o->c_after : rc;
-    for (unsigned i = 0; i < t; i++) {
-      cuzk_fr_add(&x[i], &x[i], &c[i]);
-      sbox(&x[i]);
-    }
-    dense((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, t);
-  }
+  for (unsigned i = 0; i < t; i++) cuzk_fr_add(&x[i], &x[i], &p->rc[i]);
+  for (unsigned r = 0; r < half; r++) full_round(p, o, x, r);
+  partial_rounds(o, x, t, np);
+  for (unsigned r = half; r < 2 * half; r++) full_round(p, o, x, r);
 }
 
 void cuzk_poseidon_hash_tagged(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *tag,
@@ -383,4 +421,54 @@ cuzk_err_t cuzk_poseidon_hash_le(uint8_t out[32], unsigned arity, const uint8_t 
   cuzk_poseidon_hash(&h, arity, x);
   cuzk_fr_to_le(out, &h);
   return CUZK_OK;
+}
+
+static volatile uint64_t parts_sink;
+
+void cuzk_poseidon_hash_many(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in, size_t n) {
+  const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
+  assert(p && (n == 0 || (out && in)));
+  for (size_t i = 0; i < n; i++) {
+    cuzk_fr_t st[CUZK_POSEIDON_MAX_WIDTH];
+    st[0] = p->merkle_tag;
+    memcpy(&st[1], in + i * arity, arity * sizeof *in);
+    cuzk_poseidon_permute_fast(p, st);
+    out[i] = st[1];
+  }
+}
+
+unsigned cuzk_poseidon_mul_count(const cuzk_poseidon_params_t *p, int ref) {
+  unsigned t = p->width, rf = p->full_rounds, rp = p->partial_rounds;
+  if (ref) return rf * 3 * t + rp * 3 + (rf + rp) * t * t;
+  return rf * (3 * t + t * t) + (rp - 1) * (3 + 2 * t - 1) + 3 + t * t;
+}
+
+static double parts_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void cuzk__poseidon_parts(cuzk_poseidon_parts_t *out, unsigned arity, long iters) {
+  const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
+  assert(p && out && iters > 0);
+  const opt_t *o = opt_of(p);
+  unsigned t = p->width, half = p->full_rounds / 2, np = p->partial_rounds;
+  cuzk_fr_t x[CUZK_POSEIDON_MAX_WIDTH];
+  for (unsigned i = 0; i < t; i++) cuzk_fr_from_u64(&x[i], 17 + i);
+  double t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++)
+    for (unsigned r = 0; r < 2 * half; r++) full_round(p, o, x, r);
+  out->full_rounds_ns = (parts_now_ns() - t0) / iters;
+  t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++) partial_rounds(o, x, t, np);
+  out->partial_rounds_ns = (parts_now_ns() - t0) / iters;
+  t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++)
+    dense_affine((const cuzk_fr_t(*)[CUZK_POSEIDON_MAX_WIDTH])p->mds, x, NULL, t);
+  out->mds_ns = (parts_now_ns() - t0) / iters;
+  t0 = parts_now_ns();
+  for (long it = 0; it < iters; it++) sbox_f(&x[it % t]);
+  out->sbox_ns = (parts_now_ns() - t0) / iters;
+  parts_sink ^= x[0].l[0];
 }

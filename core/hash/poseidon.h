@@ -62,6 +62,26 @@ void cuzk_poseidon_hash(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in);
 /* The custom domain tag id * 2^40 (neptune CType::Arbitrary(id)). */
 void cuzk_poseidon_custom_tag(cuzk_fr_t *out, uint64_t id);
 
+/* out[i] = Merkle-tree hash of in[arity*i .. arity*i + arity) for i < n: the same values as n
+ * calls of cuzk_poseidon_hash, with the parameters looked up once. The entry point for tree
+ * builders (a vectorized many-hash kernel would go here). `out` must not overlap `in`.
+ * Asserts a supported arity. */
+void cuzk_poseidon_hash_many(cuzk_fr_t *out, unsigned arity, const cuzk_fr_t *in, size_t n);
+
+/* 256x256-bit products in one permutation: of cuzk_poseidon_permute_fast (ref = 0) or of the
+ * textbook cuzk_poseidon_permute (ref = 1). */
+unsigned cuzk_poseidon_mul_count(const cuzk_poseidon_params_t *p, int ref);
+
+/* Internal (cuzk bench poseidon): ns spent in the parts of one fast permutation, each timed
+ * over `iters` repetitions. */
+typedef struct {
+  double full_rounds_ns;    /* all R_F full rounds (S-boxes, MDS, constants) */
+  double partial_rounds_ns; /* all R_P partial rounds */
+  double mds_ns;            /* one dense t x t MDS product */
+  double sbox_ns;           /* one x^5 */
+} cuzk_poseidon_parts_t;
+void cuzk__poseidon_parts(cuzk_poseidon_parts_t *out, unsigned arity, long iters);
+
 /* Merkle-tree hash on Filecoin's domain encoding: `in` holds arity 32-byte little-endian
  * canonical field elements back to back; writes 32 bytes little-endian. CUZK_ERR_NON_CANONICAL
  * when an input is not below r, CUZK_ERR_INVALID_ARG for an unsupported arity. */
