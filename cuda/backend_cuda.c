@@ -4,8 +4,8 @@
  * srs_attach uploads the H, L, A, B_G1 (G1) and B_G2 (G2) bases to every device and the two u32
  * index lists that gather the A and B scalars out of the witness w = inputs ‖ aux (from the
  * r1cs densities, in the order the bases are stored). prove_start on device d, under that
- * device's mutex: H on the device (cuzk_gpu_h_run; h stays there), w to the device once, the
- * two gathers, then the MSMs H (n−1 scalars on the device), L (w's aux part), A, B_G1, B_G2.
+ * device's mutex: H on the device (cuzk_gpu_h_run_witness; h stays there) with w copied to the
+ * device once behind a/b/c, the two gathers, then the MSMs H (n−1 scalars on the device), L (w's aux part), A, B_G1, B_G2.
  * prove_finish is core's epilogue (cuzk_groth16_prove_finish) on the MSM results, so proofs equal
  * the CPU backend's byte for byte for the same r and s.
  *
@@ -253,15 +253,14 @@ static cuzk_err_t prove_locked(cuda_dev_t *dv, int device, const cuzk_backend_in
   cuzk_gpu_h_timings_t ht = {0};
   const void *d_h = NULL, *d_w = NULL, *d_ga = NULL, *d_gb = NULL;
   int top_nonzero = 0;
-  cuzk_gpu_status_t st = cuzk_gpu_h_run(dv->h, (const uint64_t *)in->a, (const uint64_t *)in->b,
-                                        (const uint64_t *)in->c, log_n, &d_h, &top_nonzero, &ht);
+  cuzk_gpu_status_t st = cuzk_gpu_h_run_witness(
+      dv->h, (const uint64_t *)in->a, (const uint64_t *)in->b, (const uint64_t *)in->c, log_n,
+      (const uint64_t *)in->inputs, in->n_inputs, (const uint64_t *)in->aux, in->n_aux, &d_h, &d_w, &top_nonzero, &ht);
   if (st.code) return gpu_err(st, errstr, errstr_size, "H pipeline");
   if (top_nonzero)
     return cuzk_errf(CUZK_ERR_UNSATISFIED, errstr, errstr_size,
                      "prove: the witness does not satisfy the constraints");
-  st = cuzk_gpu_h_witness(dv->h, (const uint64_t *)in->inputs, in->n_inputs, (const uint64_t *)in->aux, in->n_aux,
-                          &d_w, &ht);
-  if (!st.code) st = cuzk_gpu_h_gather(dv->h, 0, sd->idx_a, s->n_idx_a, &d_ga);
+  st = cuzk_gpu_h_gather(dv->h, 0, sd->idx_a, s->n_idx_a, &d_ga);
   if (!st.code) st = cuzk_gpu_h_gather(dv->h, 1, sd->idx_b, s->n_idx_b, &d_gb);
   if (st.code) return gpu_err(st, errstr, errstr_size, "witness");
   if (t) {
@@ -327,19 +326,20 @@ static cuzk_err_t cuda_prove_start(cuzk_backend_t *be, int device, const cuzk_ba
     return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,
                      "a/b/c hold %llu elements, the domain %llu (a power of two in 2..2^27 with n-1 H bases)",
                      (unsigned long long)in->n, (unsigned long long)cuzk_r1cs_domain_size(r));
-  uint64_t t0 = cuzk_now_us();
   cuzk_backend_pending_t *p = calloc(1, sizeof *p);
   if (!p) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "cuda backend: no memory");
   cuda_dev_t *dv = &cb->dev[device];
   pthread_mutex_lock(&dv->mu);
+  uint64_t t0 = cuzk_now_us();
   cuzk_err_t e = prove_locked(dv, device, in, &p->msm, t, errstr, errstr_size);
+  uint64_t t1 = cuzk_now_us();
   pthread_mutex_unlock(&dv->mu);
   if (e != CUZK_OK) {
     free(p);
     return e;
   }
   p->params = s->params;
-  if (t) t->kernel_us += cuzk_now_us() - t0;
+  if (t) t->kernel_us += t1 - t0;
   *out = p;
   return CUZK_OK;
 }

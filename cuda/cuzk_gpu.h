@@ -119,6 +119,14 @@ cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a, const uin
                                  const uint64_t *c, unsigned log_n, const void **d_h,
                                  int *top_nonzero, cuzk_gpu_h_timings_t *t);
 
+/* cuzk_gpu_h_run plus cuzk_gpu_h_witness in one call: the witness copy is queued right behind
+ * c's (same copy engine) and overlaps the transforms. *d_h and *d_w as for those two calls. */
+cuzk_gpu_status_t cuzk_gpu_h_run_witness(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b,
+                                         const uint64_t *c, unsigned log_n, const uint64_t *inputs,
+                                         size_t n_inputs, const uint64_t *aux, size_t n_aux,
+                                         const void **d_h, const void **d_w, int *top_nonzero,
+                                         cuzk_gpu_h_timings_t *t);
+
 /* The witness w = inputs ‖ aux (Fr, Montgomery) copied to a device buffer the context keeps
  * (grown as needed; separate from h's), for the L MSM and the gathers below. *d_w points at
  * w[0], valid until the next call to this function or _free. Adds its copy to t->h2d_* when t

@@ -176,17 +176,28 @@ static cuzk_gpu_status_t h_enqueue(cuzk_gpu_h_t *ctx, const uint64_t *const host
   return cuzk_gpu__ok();
 }
 
-extern "C" cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b,
-                                            const uint64_t *c, unsigned log_n, const void **d_h, int *top_nonzero,
-                                            cuzk_gpu_h_timings_t *t) {
+static cudaError_t h_grow_one(fr_t **buf, size_t *cap, size_t n);
+
+/* h_run, and when w_len != SIZE_MAX the witness copy too: it is enqueued on stream 2 after c's
+ * copy, so it overlaps the transforms. */
+static cuzk_gpu_status_t h_run_impl(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+                                    unsigned log_n, const uint64_t *w_in, size_t n_in, const uint64_t *w_aux,
+                                    size_t n_aux, bool with_w, const void **d_h, int *top_nonzero,
+                                    cuzk_gpu_h_timings_t *t) {
   if (!ctx || !a || !b || !c || !d_h || !top_nonzero || log_n < 1 || log_n > H_MAX_LOG_N)
     return cuzk_gpu__status(CUZK_GPU_INVALID, "h_run: bad arguments (log_n %u)", log_n);
+  if (with_w && ((!w_in && n_in) || (!w_aux && n_aux) || n_in + n_aux >= ((size_t)1 << 32)))
+    return cuzk_gpu__status(CUZK_GPU_INVALID, "h_run: bad witness arguments");
   *d_h = nullptr;
   *top_nonzero = 0;
   CUZK_CUDA_TRY(cudaSetDevice(ctx->dev));
   const size_t n = (size_t)1 << log_n;
   cuzk_gpu_status_t st = h_grow(ctx, n);
   if (st.code) return st;
+  if (with_w) {
+    ctx->w_len = 0;
+    CUZK_CUDA_TRY(h_grow_one(&ctx->w, &ctx->w_cap, n_in + n_aux));
+  }
   st = cuzk_gpu__ntt_prepare(ctx->ntt, log_n);
   if (st.code) return st;
   if (ctx->zinv_log_n != log_n) {
@@ -197,6 +208,16 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a
   }
   const uint64_t *const host[3] = {a, b, c};
   st = h_enqueue(ctx, host, log_n);
+  if (!st.code && with_w) {
+    cudaStream_t s2 = ctx->s[2];
+    cudaError_t e = cudaEventRecord(ctx->w0, s2);
+    if (e == cudaSuccess && n_in)
+      e = cudaMemcpyAsync(ctx->w, w_in, n_in * sizeof(fr_t), cudaMemcpyHostToDevice, s2);
+    if (e == cudaSuccess && n_aux)
+      e = cudaMemcpyAsync(ctx->w + n_in, w_aux, n_aux * sizeof(fr_t), cudaMemcpyHostToDevice, s2);
+    if (e == cudaSuccess) e = cudaEventRecord(ctx->w1, s2);
+    if (e != cudaSuccess) st = cuzk_gpu__from_cuda(e, "h_run: witness copy");
+  }
   if (st.code) {
     h_drain(ctx);
     cudaGetLastError();
@@ -204,11 +225,13 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a
     return st;
   }
   cudaError_t e = cudaEventSynchronize(ctx->end);
+  if (e == cudaSuccess && with_w) e = cudaEventSynchronize(ctx->w1);
   if (e != cudaSuccess) {
     h_drain(ctx);
     ctx->zinv_log_n = 0;
     return cuzk_gpu__from_cuda(e, "h pipeline");
   }
+  if (with_w) ctx->w_len = n_in + n_aux;
   const fr_t *top = ctx->top_host;
   uint32_t acc = 0;
   for (int i = 0; i < FrP::N; i++) acc |= top->v[i];
@@ -225,9 +248,35 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a
     t->ntt_ms = ms;
     CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->copy0[0], ctx->end));
     t->total_ms = ms;
+    if (with_w) {
+      CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->w0, ctx->w1));
+      t->h2d_ms += ms;
+      t->h2d_bytes += (uint64_t)(n_in + n_aux) * sizeof(fr_t);
+      CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->copy0[0], ctx->w1));
+      if (ms > t->total_ms) t->total_ms = ms;
+    }
   }
   *d_h = ctx->buf[0];
   return cuzk_gpu__ok();
+}
+
+extern "C" cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b,
+                                            const uint64_t *c, unsigned log_n, const void **d_h, int *top_nonzero,
+                                            cuzk_gpu_h_timings_t *t) {
+  return h_run_impl(ctx, a, b, c, log_n, nullptr, 0, nullptr, 0, false, d_h, top_nonzero, t);
+}
+
+extern "C" cuzk_gpu_status_t cuzk_gpu_h_run_witness(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b,
+                                                    const uint64_t *c, unsigned log_n, const uint64_t *inputs,
+                                                    size_t n_inputs, const uint64_t *aux, size_t n_aux,
+                                                    const void **d_h, const void **d_w, int *top_nonzero,
+                                                    cuzk_gpu_h_timings_t *t) {
+  if (!d_w) return cuzk_gpu__status(CUZK_GPU_INVALID, "h_run_witness: null d_w");
+  *d_w = nullptr;
+  cuzk_gpu_status_t st =
+      h_run_impl(ctx, a, b, c, log_n, inputs, n_inputs, aux, n_aux, true, d_h, top_nonzero, t);
+  if (!st.code) *d_w = ctx->w;
+  return st;
 }
 
 /* Grows *buf to hold n elements (contents not kept). */

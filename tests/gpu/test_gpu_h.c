@@ -74,6 +74,23 @@ static void check_size(cuzk_gpu_h_t *ctx, unsigned log_n, int pinned, int satisf
   assert_memory_equal(a, sa, n * sizeof *a);
   cuzk_fr_t *got = malloc(n * sizeof *got);
   assert_non_null(got);
+  if (satisfied) {
+    /* the combined call: same h, plus a witness (here: a's first 3 and b's first n/2+1) */
+    const void *d_w = NULL;
+    const size_t ni = n < 3 ? n : 3, na = n / 2 + 1;
+    cuzk_gpu_h_timings_t t2;
+    memset(&t2, 0, sizeof t2);
+    GPU_OK(cuzk_gpu_h_run_witness(ctx, (const uint64_t *)a, (const uint64_t *)b, (const uint64_t *)c, log_n,
+                                  (const uint64_t *)a, ni, (const uint64_t *)b, na, &d_h, &d_w, &top, &t2));
+    assert_int_equal(top, 0);
+    assert_int_equal(t2.h2d_bytes, (3 * n + ni + na) * sizeof(cuzk_fr_t));
+    cuzk_fr_t *w = malloc((ni + na) * sizeof *w);
+    assert_non_null(w);
+    GPU_OK(cuzk_gpu_copy_d2h(0, w, d_w, (ni + na) * sizeof *w));
+    assert_memory_equal(w, a, ni * sizeof *w);
+    assert_memory_equal(w + ni, b, na * sizeof *w);
+    free(w);
+  }
   GPU_OK(cuzk_gpu_copy_d2h(0, got, d_h, n * sizeof *got));
   size_t bad = 0;
   for (size_t i = 0; i < n; i++)
