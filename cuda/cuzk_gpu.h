@@ -137,8 +137,9 @@ cuzk_gpu_status_t cuzk_gpu_h_witness(cuzk_gpu_h_t *ctx, const uint64_t *inputs, 
 
 /* out[i] = w[idx[i]] for i < n, from the last cuzk_gpu_h_witness, with idx a device array of
  * u32 (cuzk_gpu_malloc'd; every entry below the witness length, unchecked). slot 0 or 1 picks
- * one of two output buffers the context keeps; *d_out is valid until the next gather into the
- * same slot. Returns when done. */
+ * one of two output buffers (b's and c's H buffers when large enough, else the context's own);
+ * *d_out is valid until the next gather into the same slot or the next h_run. Returns when
+ * done. */
 cuzk_gpu_status_t cuzk_gpu_h_gather(cuzk_gpu_h_t *ctx, int slot, const uint32_t *idx, size_t n,
                                     const void **d_out);
 

@@ -334,14 +334,19 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_h_gather(cuzk_gpu_h_t *ctx, int slot, cons
     return cuzk_gpu__status(CUZK_GPU_INVALID, "h_gather: bad arguments");
   *d_out = nullptr;
   CUZK_CUDA_TRY(cudaSetDevice(ctx->dev));
-  CUZK_CUDA_TRY(h_grow_one(&ctx->g[slot], &ctx->g_cap[slot], n));
+  /* b's and c's buffers are free once h_run has returned: use them when large enough */
+  fr_t *dst = ctx->buf[1 + slot];
+  if (ctx->cap < n || !dst) {
+    CUZK_CUDA_TRY(h_grow_one(&ctx->g[slot], &ctx->g_cap[slot], n));
+    dst = ctx->g[slot];
+  }
   if (n) {
     if (!ctx->w_len) return cuzk_gpu__status(CUZK_GPU_INVALID, "h_gather: no witness on the device");
     cudaStream_t s = ctx->s[1];
-    h_gather_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(ctx->g[slot], ctx->w, idx, n);
+    h_gather_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(dst, ctx->w, idx, n);
     CUZK_CUDA_TRY(cudaGetLastError());
     CUZK_CUDA_TRY(cudaStreamSynchronize(s));
   }
-  *d_out = ctx->g[slot];
+  *d_out = dst;
   return cuzk_gpu__ok();
 }

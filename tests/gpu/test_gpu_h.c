@@ -133,6 +133,14 @@ static void test_witness_gather(void **state) {
     GPU_OK(cuzk_gpu_malloc(0, m * sizeof *idx, &d_idx));
     GPU_OK(cuzk_gpu_copy_h2d(0, d_idx, idx, m * sizeof *idx));
     const void *d_w = NULL, *d_g = NULL;
+    if (round == 1) { /* the second round gathers into the H buffers (large enough after this) */
+      cuzk_fr_t *z = calloc((size_t)1 << 16, sizeof *z);
+      assert_non_null(z);
+      int top = -1;
+      GPU_OK(cuzk_gpu_h_run(ctx, (const uint64_t *)z, (const uint64_t *)z, (const uint64_t *)z, 16, &d_g, &top, NULL));
+      assert_int_equal(top, 0);
+      free(z);
+    }
     cuzk_gpu_h_timings_t t;
     memset(&t, 0, sizeof t);
     GPU_OK(cuzk_gpu_h_witness(ctx, (const uint64_t *)in, ni, (const uint64_t *)aux, na, &d_w, &t));
