@@ -14,6 +14,7 @@
 
 #ifdef CUZK_HAVE_CUDA
 #include "core/ec/g1.h"
+#include "core/ec/g2.h"
 #include "core/ff/fr.h"
 #include "cuda/cuzk_gpu.h"
 #endif
@@ -21,6 +22,7 @@
 typedef struct {
   int lo, hi, runs, warmup, json, window, distinct;
   const char *curve;
+  const char *witness;
 } cuzk__gbench_opts_t;
 
 static int cuzk__gbench_parse(const char *cmd, int argc, char **argv, cuzk__gbench_opts_t *o, int lo_max) {
@@ -32,6 +34,7 @@ static int cuzk__gbench_parse(const char *cmd, int argc, char **argv, cuzk__gben
   o->window = 0;
   o->distinct = 16;
   o->curve = "g1";
+  o->witness = "random";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,6 +61,9 @@ static int cuzk__gbench_parse(const char *cmd, int argc, char **argv, cuzk__gben
       i++;
     } else if (strcmp(a, "--curve") == 0 && v) {
       o->curve = v;
+      i++;
+    } else if (strcmp(a, "--witness") == 0 && v) {
+      o->witness = v;
       i++;
     } else {
       return cuzk_cli_usage_error(cmd, "unknown option '%s'", a);
@@ -212,39 +218,63 @@ done:
 /* ---- msm ---- */
 typedef struct {
   int log_n;
-  double dev, pinned, pageable;
+  double dev, dev_nosplit, pinned, pageable;
 } cuzk__msm_row_t;
 
-/* 2^lg_distinct distinct points (a walk P += Q from a random start), tiled to n. */
-static cuzk_gpu_g1_affine_t *cuzk__make_bases(size_t n, int lg_distinct) {
-  const size_t d = (size_t)1 << lg_distinct;
-  cuzk_gpu_g1_affine_t *out = malloc(n * sizeof(*out));
-  cuzk_g1_t *jac = malloc(d * sizeof(*jac));
-  cuzk_g1_affine_t *aff = malloc(d * sizeof(*aff));
-  if (!out || !jac || !aff) {
-    free(out);
-    free(jac);
-    free(aff);
-    return NULL;
+/* 2^lg_distinct distinct points (a walk P += Q from a fixed start), tiled to n; G1 or G2 in the
+ * device layout (core's affine layout). */
+#define CUZK__MAKE_BASES(G)                                                                      \
+  static void *cuzk__make_bases_##G(size_t n, int lg_distinct) {                                 \
+    const size_t d = (size_t)1 << lg_distinct;                                                   \
+    cuzk_##G##_affine_t *out = malloc(n * sizeof(*out));                                         \
+    cuzk_##G##_t *jac = malloc(d * sizeof(*jac));                                                \
+    cuzk_##G##_affine_t *aff = malloc(d * sizeof(*aff));                                         \
+    if (!out || !jac || !aff) {                                                                  \
+      free(out);                                                                                 \
+      free(jac);                                                                                 \
+      free(aff);                                                                                 \
+      return NULL;                                                                               \
+    }                                                                                            \
+    cuzk_##G##_t g, q;                                                                           \
+    cuzk_##G##_generator(&g);                                                                    \
+    const uint64_t k1[1] = {0x1234567890abcdefull}, k2[1] = {0xfedcba0987654321ull};             \
+    cuzk_##G##_mul_u64_vartime(&jac[0], &g, k1, 1);                                              \
+    cuzk_##G##_mul_u64_vartime(&q, &g, k2, 1);                                                   \
+    for (size_t i = 1; i < d; i++) cuzk_##G##_add(&jac[i], &jac[i - 1], &q);                     \
+    cuzk_##G##_batch_to_affine(aff, jac, d);                                                     \
+    for (size_t i = 0; i < n; i++) memcpy(&out[i], &aff[i & (d - 1)], sizeof(out[i]));          \
+    free(jac);                                                                                   \
+    free(aff);                                                                                   \
+    return out;                                                                                  \
   }
-  cuzk_g1_t g, q;
-  cuzk_g1_generator(&g);
-  const uint64_t k1[1] = {0x1234567890abcdefull}, k2[1] = {0xfedcba0987654321ull};
-  cuzk_g1_mul_u64_vartime(&jac[0], &g, k1, 1);
-  cuzk_g1_mul_u64_vartime(&q, &g, k2, 1);
-  for (size_t i = 1; i < d; i++) cuzk_g1_add(&jac[i], &jac[i - 1], &q);
-  cuzk_g1_batch_to_affine(aff, jac, d);
-  for (size_t i = 0; i < n; i++) memcpy(&out[i], &aff[i & (d - 1)], sizeof(out[i]));
-  free(jac);
-  free(aff);
-  return out;
+CUZK__MAKE_BASES(g1)
+CUZK__MAKE_BASES(g2)
+
+/* A Filecoin-like witness: about 45% zeros, 45% ones, 10% random values (canonical). */
+static void cuzk__fill_witness(uint64_t *v, size_t n, uint64_t seed) {
+  uint64_t s = seed ^ 0x5bd1e995ull;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    const unsigned c = (unsigned)((z ^ (z >> 31)) % 20);
+    if (c < 18) {
+      memset(&v[4 * i], 0, 32);
+      v[4 * i] = c & 1;
+    }
+  }
 }
 
 static int cuzk__bench_msm(int argc, char **argv) {
   cuzk__gbench_opts_t o;
   int rc = cuzk__gbench_parse("bench msm", argc, argv, &o, 28);
   if (rc != CUZK_EXIT_OK) return rc;
-  if (strcmp(o.curve, "g1") != 0) return cuzk_cli_usage_error("bench msm", "only --curve g1 exists so far");
+  const int g2 = strcmp(o.curve, "g2") == 0;
+  if (!g2 && strcmp(o.curve, "g1") != 0) return cuzk_cli_usage_error("bench msm", "--curve is g1 or g2");
+  if (g2 && o.hi > 26) return cuzk_cli_usage_error("bench msm", "--curve g2 takes --log-n up to 26");
+  const int filecoin = strcmp(o.witness, "filecoin") == 0;
+  if (!filecoin && strcmp(o.witness, "random") != 0)
+    return cuzk_cli_usage_error("bench msm", "--witness is random or filecoin");
   int ndev = 0;
   cuzk_gpu_status_t s = cuzk_gpu_device_count(&ndev);
   if (s.code) return cuzk__gpu_fail("device", s);
@@ -254,17 +284,23 @@ static int cuzk__bench_msm(int argc, char **argv) {
   cuzk__msm_row_t rows[32];
   int nrows = 0;
   cuzk_gpu_msm_t *ctx = NULL;
-  cuzk_gpu_g1_bases_t *bases = NULL;
+  cuzk_gpu_g1_bases_t *bases1 = NULL;
+  cuzk_gpu_g2_bases_t *bases2 = NULL;
   void *dsc = NULL, *pinned = NULL;
   uint64_t *pageable = NULL;
   double *t = calloc((size_t)o.runs, sizeof(double));
-  cuzk_gpu_g1_affine_t *hb = cuzk__make_bases(nmax, o.distinct < o.hi ? o.distinct : o.hi);
-  if (!hb) {
+  const int lgd = o.distinct < o.hi ? o.distinct : o.hi;
+  void *hb = g2 ? cuzk__make_bases_g2(nmax, lgd) : cuzk__make_bases_g1(nmax, lgd);
+  if (!hb || !t) {
     fprintf(stderr, "cuzk bench: out of host memory\n");
+    free(hb);
     free(t);
     return CUZK_EXIT_FAIL;
   }
-  CUZK__GB_TRY("bases", cuzk_gpu_g1_bases_new(&bases, 0, hb, nmax));
+  if (g2)
+    CUZK__GB_TRY("bases", cuzk_gpu_g2_bases_new(&bases2, 0, hb, nmax));
+  else
+    CUZK__GB_TRY("bases", cuzk_gpu_g1_bases_new(&bases1, 0, hb, nmax));
   free(hb);
   hb = NULL;
   CUZK__GB_TRY("msm_new", cuzk_gpu_msm_new(&ctx, 0));
@@ -276,40 +312,47 @@ static int cuzk__bench_msm(int argc, char **argv) {
     goto done;
   }
   cuzk__fill_fr(pageable, nmax, 42);
+  if (filecoin) cuzk__fill_witness(pageable, nmax, 42);
   memcpy(pinned, pageable, nmax * 32);
   CUZK__GB_TRY("h2d", cuzk_gpu_copy_h2d(0, dsc, pageable, nmax * 32));
   for (int lg = o.lo; lg <= o.hi; lg++) {
     const size_t n = (size_t)1 << lg;
     cuzk__msm_row_t *r = &rows[nrows++];
     r->log_n = lg;
-    cuzk_gpu_g1_jac_t out;
-    for (int v = 0; v < 3; v++) {
+    cuzk_gpu_g2_jac_t out; /* large enough for either curve */
+    for (int v = 0; v < 4; v++) {
       for (int k = -o.warmup; k < o.runs; k++) {
         double t0 = cuzk__now_ms();
-        const void *sc = v == 0 ? dsc : v == 1 ? pinned : (const void *)pageable;
-        CUZK__GB_TRY("msm", cuzk_gpu_msm_g1(ctx, bases, 0, sc, n, v == 0 ? CUZK_GPU_MSM_SCALARS_ON_DEVICE : 0,
-                                            (unsigned)o.window, &out));
+        const void *sc = v <= 1 ? dsc : v == 2 ? pinned : (const void *)pageable;
+        const unsigned fl = (v <= 1 ? CUZK_GPU_MSM_SCALARS_ON_DEVICE : 0u) | (v == 1 ? CUZK_GPU_MSM_NO_SPLIT01 : 0u);
+        if (g2)
+          CUZK__GB_TRY("msm", cuzk_gpu_msm_g2(ctx, bases2, 0, sc, n, fl, (unsigned)o.window, &out));
+        else
+          CUZK__GB_TRY("msm", cuzk_gpu_msm_g1(ctx, bases1, 0, sc, n, fl, (unsigned)o.window,
+                                              (cuzk_gpu_g1_jac_t *)(void *)&out));
         if (k >= 0) t[k] = cuzk__now_ms() - t0;
       }
       double m = cuzk__median(t, o.runs);
-      if (v == 0) r->dev = m;
-      else if (v == 1) r->pinned = m;
-      else r->pageable = m;
+      double *slot[] = {&r->dev, &r->dev_nosplit, &r->pinned, &r->pageable};
+      *slot[v] = m;
     }
     if (!o.json) {
       if (nrows == 1)
-        printf("G1 MSM on %s (median of %d, ms; bases on device)\n%6s %12s %12s %12s\n", dname, o.runs, "log_n",
-               "device", "pinned", "pageable");
-      printf("%6d %12.3f %12.3f %12.3f\n", r->log_n, r->dev, r->pinned, r->pageable);
+        printf("%s MSM on %s, %s scalars (median of %d, ms; bases on device)\n%6s %12s %12s %12s %12s\n",
+               g2 ? "G2" : "G1", dname, filecoin ? "filecoin-like (90% 0/1)" : "random", o.runs, "log_n", "device",
+               "dev-nosplit", "pinned", "pageable");
+      printf("%6d %12.3f %12.3f %12.3f %12.3f\n", r->log_n, r->dev, r->dev_nosplit, r->pinned, r->pageable);
       fflush(stdout);
     }
   }
   if (o.json) {
-    printf("{\"bench\":\"msm\",\"curve\":\"g1\",\"device\":\"%s\",\"runs\":%d,\"window\":%d,\"unit\":\"ms\",\"results\":[",
-           dname, o.runs, o.window);
+    printf("{\"bench\":\"msm\",\"curve\":\"%s\",\"witness\":\"%s\",\"device\":\"%s\",\"runs\":%d,\"window\":%d,"
+           "\"unit\":\"ms\",\"results\":[",
+           g2 ? "g2" : "g1", filecoin ? "filecoin" : "random", dname, o.runs, o.window);
     for (int i = 0; i < nrows; i++)
-      printf("%s{\"log_n\":%d,\"scalars_on_device\":%.4f,\"scalars_pinned\":%.4f,\"scalars_pageable\":%.4f}", i ? "," : "",
-             rows[i].log_n, rows[i].dev, rows[i].pinned, rows[i].pageable);
+      printf("%s{\"log_n\":%d,\"scalars_on_device\":%.4f,\"scalars_on_device_no_split01\":%.4f,"
+             "\"scalars_pinned\":%.4f,\"scalars_pageable\":%.4f}",
+             i ? "," : "", rows[i].log_n, rows[i].dev, rows[i].dev_nosplit, rows[i].pinned, rows[i].pageable);
     printf("]}\n");
   }
 done:
@@ -319,7 +362,8 @@ done:
   free(pageable);
   free(t);
   cuzk_gpu_msm_free(ctx);
-  cuzk_gpu_g1_bases_free(bases);
+  cuzk_gpu_g1_bases_free(bases1);
+  cuzk_gpu_g2_bases_free(bases2);
   return rc;
 }
 
@@ -348,15 +392,17 @@ static void cuzk__bench_ntt_usage(FILE *out) {
 
 static void cuzk__bench_msm_usage(FILE *out) {
   fprintf(out,
-          "Usage: cuzk bench msm [--curve g1] [--log-n A[..B]] [--runs N] [--warmup N] [--window C]\n"
-          "                      [--distinct-bases LG] [--json]\n"
+          "Usage: cuzk bench msm [--curve g1|g2] [--log-n A[..B]] [--runs N] [--warmup N] [--window C]\n"
+          "                      [--distinct-bases LG] [--witness random|filecoin] [--json]\n"
           "\n"
-          "Times the GPU G1 MSM for sizes 2^A..2^B with device-resident bases (2^LG distinct points,\n"
-          "default 2^16, tiled) and random scalars on the device, in pinned and in pageable host\n"
-          "memory. --window forces the Pippenger window (0 = automatic). Median of N runs (ms).\n");
+          "Times the GPU MSM on G1 or G2 for sizes 2^A..2^B (G2 up to 2^26) with device-resident\n"
+          "bases (2^LG distinct points, default 2^16, tiled) and scalars on the device (with the 0/1\n"
+          "split, the default, and without it), in pinned and in pageable host memory. --witness\n"
+          "filecoin draws about 90%% zeros and ones (like a Filecoin witness) instead of uniform\n"
+          "scalars. --window forces the Pippenger window (0 = automatic). Median of N runs (ms).\n");
 }
 
 const cuzk_bench_t cuzk_bench_ntt = {"ntt", "GPU NTT over Fr (device, pinned and pageable I/O)", cuzk__bench_ntt,
                                      cuzk__bench_ntt_usage};
-const cuzk_bench_t cuzk_bench_msm = {"msm", "GPU G1 MSM (scalars on device, pinned, pageable)", cuzk__bench_msm,
+const cuzk_bench_t cuzk_bench_msm = {"msm", "GPU G1/G2 MSM (scalars on device, pinned, pageable)", cuzk__bench_msm,
                                      cuzk__bench_msm_usage};

@@ -212,3 +212,71 @@ typedef fe<FrP> fr_t;
 typedef fe<FpP> fp_t;
 
 }  // namespace cuzk_gpu
+
+namespace cuzk_gpu {
+
+// Fp2 = Fp[u]/(u^2 + 1): c0 + c1·u, the layout of core/ff's cuzk_fp2_t (c0 then c1).
+struct fp2_t {
+  fp_t c0, c1;
+};
+
+// Uniform field interface for curve code templated on the coordinate field. U4 is the element
+// size in 16-byte words (for vector loads from global memory).
+struct FpOps {
+  typedef fp_t T;
+  static constexpr int U4 = 3;
+  __device__ __forceinline__ static T zero() { return fp_t::zero(); }
+  __device__ __forceinline__ static T one() { return fp_t::one(); }
+  __device__ __forceinline__ static bool is_zero(const T &a) { return a.is_zero(); }
+  __device__ __forceinline__ static T add(const T &a, const T &b) { return cuzk_gpu::add<FpP>(a, b); }
+  __device__ __forceinline__ static T sub(const T &a, const T &b) { return cuzk_gpu::sub<FpP>(a, b); }
+  __device__ __forceinline__ static T dbl(const T &a) { return cuzk_gpu::dbl<FpP>(a); }
+  __device__ __forceinline__ static T neg(const T &a) { return cuzk_gpu::neg<FpP>(a); }
+  __device__ __forceinline__ static T mul(const T &a, const T &b) { return cuzk_gpu::mul<FpP>(a, b); }
+  __device__ __forceinline__ static T sqr(const T &a) { return cuzk_gpu::sqr<FpP>(a); }
+  __device__ __forceinline__ static void ld(T &r, const uint4 *q) {
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+      const uint4 a = q[i];
+      r.v[4 * i] = a.x;
+      r.v[4 * i + 1] = a.y;
+      r.v[4 * i + 2] = a.z;
+      r.v[4 * i + 3] = a.w;
+    }
+  }
+};
+
+struct Fp2Ops {
+  typedef fp2_t T;
+  static constexpr int U4 = 6;
+  __device__ __forceinline__ static T zero() { return T{fp_t::zero(), fp_t::zero()}; }
+  __device__ __forceinline__ static T one() { return T{fp_t::one(), fp_t::zero()}; }
+  __device__ __forceinline__ static bool is_zero(const T &a) { return a.c0.is_zero() && a.c1.is_zero(); }
+  __device__ __forceinline__ static T add(const T &a, const T &b) {
+    return T{cuzk_gpu::add<FpP>(a.c0, b.c0), cuzk_gpu::add<FpP>(a.c1, b.c1)};
+  }
+  __device__ __forceinline__ static T sub(const T &a, const T &b) {
+    return T{cuzk_gpu::sub<FpP>(a.c0, b.c0), cuzk_gpu::sub<FpP>(a.c1, b.c1)};
+  }
+  __device__ __forceinline__ static T dbl(const T &a) { return T{cuzk_gpu::dbl<FpP>(a.c0), cuzk_gpu::dbl<FpP>(a.c1)}; }
+  __device__ __forceinline__ static T neg(const T &a) { return T{cuzk_gpu::neg<FpP>(a.c0), cuzk_gpu::neg<FpP>(a.c1)}; }
+  /* Karatsuba: (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
+  __device__ __forceinline__ static T mul(const T &a, const T &b) {
+    const fp_t t0 = cuzk_gpu::mul<FpP>(a.c0, b.c0);
+    const fp_t t1 = cuzk_gpu::mul<FpP>(a.c1, b.c1);
+    const fp_t t2 = cuzk_gpu::mul<FpP>(cuzk_gpu::add<FpP>(a.c0, a.c1), cuzk_gpu::add<FpP>(b.c0, b.c1));
+    return T{cuzk_gpu::sub<FpP>(t0, t1), cuzk_gpu::sub<FpP>(cuzk_gpu::sub<FpP>(t2, t0), t1)};
+  }
+  /* complex squaring: (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+  __device__ __forceinline__ static T sqr(const T &a) {
+    const fp_t s = cuzk_gpu::mul<FpP>(cuzk_gpu::add<FpP>(a.c0, a.c1), cuzk_gpu::sub<FpP>(a.c0, a.c1));
+    const fp_t p = cuzk_gpu::mul<FpP>(a.c0, a.c1);
+    return T{s, cuzk_gpu::dbl<FpP>(p)};
+  }
+  __device__ __forceinline__ static void ld(T &r, const uint4 *q) {
+    FpOps::ld(r.c0, q);
+    FpOps::ld(r.c1, q + 3);
+  }
+};
+
+}  // namespace cuzk_gpu
