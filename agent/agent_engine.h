@@ -91,6 +91,7 @@ typedef struct {
   bool allow_insecure_params;
   const char *timeline_file;
   bool prefer_gpu; /* use the CUDA backend when built and a device is present */
+  const char *backend; /* "auto", "cpu" or "cuda" (engine.backend); NULL: from prefer_gpu */
 } cuzk_agent_engine_conf_t;
 
 /* The real engine on the CPU backend (or CUDA when prefer_gpu and available). NULL with errstr
