@@ -348,6 +348,8 @@ struct cuzk_gpu_msm {
   cudaStream_t stream;
   scratch scal, keys[2], vals[2], sort_tmp, H, Tp, split, buckets, seg, win, result;
   scratch cls, idx_ones, idx_tail, counts, sel_tmp, ones;
+  uint32_t *h_counts; /* pinned: [0] ones, [1] tail, read back while the ones are summed */
+  cudaEvent_t ev_counts;
   cudaEvent_t ev[8];
   bool profile;
 };
@@ -426,10 +428,12 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_msm_new(cuzk_gpu_msm_t **out, int dev) {
   cudaError_t e = cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, dev);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
   for (int i = 0; i < 8 && e == cudaSuccess; i++) e = cudaEventCreate(&ctx->ev[i]);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&ctx->ev_counts, cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&ctx->h_counts, 16, cudaHostAllocDefault);
   const char *prof = getenv("CUZK_GPU_PROFILE");
   ctx->profile = prof && *prof && *prof != '0';
   if (e != cudaSuccess) {
-    delete ctx;
+    cuzk_gpu_msm_free(ctx);
     return cuzk_gpu__from_cuda(e, "msm_new");
   }
   *out = ctx;
@@ -443,9 +447,12 @@ extern "C" void cuzk_gpu_msm_free(cuzk_gpu_msm_t *ctx) {
                     &ctx->sort_tmp, &ctx->H,       &ctx->Tp,        &ctx->split,   &ctx->buckets,
                     &ctx->seg,     &ctx->win,      &ctx->result,    &ctx->cls,     &ctx->idx_ones,
                     &ctx->idx_tail, &ctx->counts,  &ctx->sel_tmp,   &ctx->ones};
-  for (cudaEvent_t e : ctx->ev) cudaEventDestroy(e);
+  for (cudaEvent_t e : ctx->ev)
+    if (e) cudaEventDestroy(e);
+  if (ctx->ev_counts) cudaEventDestroy(ctx->ev_counts);
+  cudaFreeHost(ctx->h_counts);
   for (scratch *s : all) cudaFree(s->p);
-  cudaStreamDestroy(ctx->stream);
+  if (ctx->stream) cudaStreamDestroy(ctx->stream);
   delete ctx;
 }
 
@@ -528,6 +535,8 @@ static cuzk_gpu_status_t msm_run(cuzk_gpu_msm_t *ctx, const aff_t<FO> *bases, co
     tb = ctx->sel_tmp.bytes;
     MSM_TRY(cub::DeviceSelect::If(ctx->sel_tmp.p, tb, iota, static_cast<uint32_t *>(ctx->idx_tail.p), counts + 1,
                                   (int64_t)n, cls_is{cls, CLS_OTHER}, st));
+    MSM_TRY(cudaMemcpyAsync(ctx->h_counts, counts, 8, cudaMemcpyDeviceToHost, st));
+    MSM_TRY(cudaEventRecord(ctx->ev_counts, st));
     const unsigned ob = (unsigned)ctx->sm_count * 4;
     P *partial = static_cast<P *>(ctx->ones.p);
     ones_sum = partial + ob;
@@ -535,10 +544,8 @@ static cuzk_gpu_status_t msm_run(cuzk_gpu_msm_t *ctx, const aff_t<FO> *bases, co
     MSM_TRY(cudaGetLastError());
     msm_window_sum<FO><<<1, RT, 0, st>>>(partial, (int)ob, ones_sum);
     MSM_TRY(cudaGetLastError());
-    uint32_t tail = 0;
-    MSM_TRY(cudaMemcpyAsync(&tail, counts + 1, 4, cudaMemcpyDeviceToHost, st));
-    MSM_TRY(cudaStreamSynchronize(st));
-    m = tail;
+    MSM_TRY(cudaEventSynchronize(ctx->ev_counts)); /* the tail's size sizes the sort */
+    m = ctx->h_counts[1];
     idx = static_cast<const uint32_t *>(ctx->idx_tail.p);
     mark(3);
     lap(2, 3, 5);

@@ -29,7 +29,7 @@ echo
 echo "== MSM benchmarks (ms, median of $runs; bases on device; dev-nosplit = CUZK_GPU_MSM_NO_SPLIT01)"
 bench() {
   "$cuzk" bench msm --runs "$runs" "$@" 2>"$log/bench.err" || { echo "bench $* failed:"; cat "$log/bench.err"; status=1; }
-  [ -s "$log/bench.err" ] && grep '^msm ' "$log/bench.err" | sed 's/^/    /'
+  [ -s "$log/bench.err" ] && grep '^msm ' "$log/bench.err" | awk '!seen[$2 " " $3 " " $4]++' | sed 's/^/    /'
   echo
 }
 for w in random filecoin; do
