@@ -65,6 +65,7 @@ static int bench_prove_run(int argc, char **argv) {
   cuzk_backend_srs_t *srs = NULL;
   cuzk_backend_timings_t best_bt = {0};
   uint64_t t_attach = 0;
+  if (on_gpu && !(be = cuzk_agent_backend_new("cuda", NULL, err, sizeof err))) goto fail;
   uint64_t t0 = cuzk_now_us();
   if (cuzk_circuit_record(&r, c, &o, err, sizeof err) != CUZK_OK) goto fail;
   uint64_t t_record = cuzk_now_us() - t0;
@@ -76,9 +77,6 @@ static int bench_prove_run(int argc, char **argv) {
   pvk = cuzk_groth16_pvk_new(&p->vk, err, sizeof err);
   if (!pvk) goto fail;
   if (on_gpu) {
-    cuzk_err_t be_err;
-    be = cuzk_agent_backend_new("cuda", &be_err, err, sizeof err);
-    if (!be) goto fail;
     t0 = cuzk_now_us();
     if (be->srs_attach(be, p, r, &srs, err, sizeof err) != CUZK_OK) goto fail;
     t_attach = cuzk_now_us() - t0;
