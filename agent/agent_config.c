@@ -49,7 +49,10 @@ cuzk_err_t cuzk_agent_engine_conf_from_config(cuzk_agent_engine_conf_t *o, const
   o->params_dir = c->agent.params_dir;
   o->allow_insecure_params = c->agent.allow_insecure_params;
   o->timeline_file = c->engine.timeline_file;
-  o->prefer_gpu = true;
+  o->prefer_gpu = c->engine.backend != CUZK_BACKEND_CPU;
+  o->backend = c->engine.backend == CUZK_BACKEND_CPU    ? "cpu"
+               : c->engine.backend == CUZK_BACKEND_CUDA ? "cuda"
+                                                        : "auto";
   return CUZK_OK;
 }
 

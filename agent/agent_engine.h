@@ -103,6 +103,7 @@ typedef struct {
   bool allow_insecure_params;
   const char *timeline_file;
   bool prefer_gpu; /* use the CUDA backend when built and a device is present */
+  const char *backend; /* "auto", "cpu" or "cuda" (engine.backend); NULL: from prefer_gpu */
 } cuzk_agent_engine_conf_t;
 
 /* For a PoSt job (type 0 or 1) whose circuit is not synthetic: checks the ProofJob's context

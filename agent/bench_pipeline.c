@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/backend_select.h"
 #include "agent/bench.h"
 #include "agent/cli.h"
 #include "agent/groth16_cli.h"
@@ -24,7 +25,7 @@
 
 static void bench_pipeline_usage(FILE *out) {
   fprintf(out,
-          "Usage: cuzk bench pipeline [--backend cpu] [--type synthetic] [--log-n N] [--jobs J]\n"
+          "Usage: cuzk bench pipeline [--backend cpu|gpu] [--type synthetic] [--log-n N] [--jobs J]\n"
           "                           [--partitions P] [--params DIR] [--budget-mib M]\n"
           "                           [--gpu-workers K] [--synth-workers S] [--no-prewarm]\n"
           "                           [--no-verify] [--json]\n"
@@ -34,6 +35,7 @@ static void bench_pipeline_usage(FILE *out) {
           "partitions per minute, per-partition phase times (p50/p99), gpu_busy_ratio (backend\n"
           "kernel time over the run's wall time), idle gaps between kernels (p50, p99, max), H2D GB/s\n"
           "(0 on the CPU backend), pinned pool hits/misses/fallbacks and peak RSS.\n"
+          "--backend gpu runs the engine on the CUDA backend (every device; timings from the backend).\n"
           "Without --params, an insecure test setup is written to a temporary directory first;\n"
           "with --params DIR, a params file for the shape already in DIR is reused, else one is\n"
           "written there and recorded in DIR/parameters.json.\n"
@@ -109,13 +111,17 @@ static int bp_rm_rf(const char *dir) {
 
 static int bench_pipeline_run(int argc, char **argv) {
   uint64_t log_n = 12, jobs = 4, parts = 1, budget_mib = 0, gpu_workers = 2, synth_workers = 0;
-  bool json = false, prewarm = true, verify = true;
+  bool json = false, prewarm = true, verify = true, on_gpu = false;
   const char *params_dir = NULL, *v;
   for (int i = 1; i < argc; i++) {
     int m;
     if ((m = cuzk_g16_opt(argc, argv, &i, "--backend", &v)) != 0) {
-      if (m < 0 || strcmp(v, "cpu") != 0)
-        return cuzk_cli_usage_error("bench pipeline", "--backend: only 'cpu' is built here");
+      if (m < 0 || (strcmp(v, "cpu") != 0 && strcmp(v, "gpu") != 0 && strcmp(v, "cuda") != 0))
+        return cuzk_cli_usage_error("bench pipeline", "--backend must be cpu or gpu");
+      on_gpu = strcmp(v, "cpu") != 0;
+      if (on_gpu && !cuzk_cuda_built())
+        return cuzk_cli_usage_error("bench pipeline", "--backend gpu: this build has no CUDA backend (%s)",
+                                    cuzk_err_name(CUZK_ERR_UNSUPPORTED));
     } else if ((m = cuzk_g16_opt(argc, argv, &i, "--type", &v)) != 0) {
       if (m < 0 || strcmp(v, "synthetic") != 0)
         return cuzk_cli_usage_error("bench pipeline", "--type: only 'synthetic' for now");
@@ -203,7 +209,7 @@ static int bench_pipeline_run(int argc, char **argv) {
     }
   }
 
-  be = cuzk_backend_cpu_new(err, sizeof err);
+  be = cuzk_agent_backend_new(on_gpu ? "cuda" : "cpu", NULL, err, sizeof err);
   if (!be) goto fail;
   uint64_t n = 1ull << log_n;
   /* By default the budget admits one partition per worker plus one: the SRS (its file size) plus,
@@ -332,7 +338,7 @@ static int bench_pipeline_run(int argc, char **argv) {
   unsigned threads = cuzk_pool_global() ? cuzk_pool_size(cuzk_pool_global()) : 1;
 
   if (json) {
-    printf("{\"bench\":\"pipeline\",\"backend\":\"cpu\",\"type\":\"synthetic\",\"synthetic\":true,\"log_n\":%u,"
+    printf("{\"bench\":\"pipeline\",\"backend\":\"%s\",\"type\":\"synthetic\",\"synthetic\":true,\"log_n\":%u,"
            "\"jobs\":%" PRIu64 ",\"partitions\":%" PRIu64 ",\"threads\":%u,\"gpu_workers\":%" PRIu64
            ",\"budget_bytes\":%" PRIu64 ",\"setup_ms\":%.1f,\"load_ms\":%.1f,\"wall_ms\":%.1f,"
            "\"proofs_per_min\":%.2f,\"partitions_per_min\":%.2f,\"gpu_busy_ratio\":%.4f,"
@@ -340,16 +346,16 @@ static int bench_pipeline_run(int argc, char **argv) {
            "\"h2d_gb_per_s\":%.3f,\"pinned_hits\":%" PRIu64 ",\"pinned_misses\":%" PRIu64
            ",\"pinned_fallbacks\":%" PRIu64 ",\"budget_peak_bytes\":%" PRIu64 ",\"peak_rss_kib\":%" PRIu64
            ",\"verified\":%s",
-           (unsigned)log_n, jobs, parts, threads, gpu_workers, budget, t_setup / 1e3, t_load / 1e3, wall_us / 1e3,
+           be->name, (unsigned)log_n, jobs, parts, threads, gpu_workers, budget, t_setup / 1e3, t_load / 1e3, wall_us / 1e3,
            proofs_min, parts_min, busy, gap_p50 / 1e3, gap_p99 / 1e3, gap_max / 1e3, lead_us / 1e3, h2d_gbs,
            es.pool.hits, es.pool.misses, es.pool.fallbacks, es.budget.peak, rss_kib, verify ? "true" : "false");
     for (size_t i = 0; i < nph; i++)
       printf(",\"%s_p50_ms\":%.3f,\"%s_p99_ms\":%.3f", ph[i].name, ph[i].p50 / 1e3, ph[i].name, ph[i].p99 / 1e3);
     printf("}\n");
   } else {
-    printf("pipeline, cpu backend, synthetic 2^%u, %" PRIu64 " jobs x %" PRIu64
+    printf("pipeline, %s backend, synthetic 2^%u, %" PRIu64 " jobs x %" PRIu64
            " partitions, %u threads, %" PRIu64 " gpu workers%s\n",
-           (unsigned)log_n, jobs, parts, threads, gpu_workers, verify ? ", every proof verified" : "");
+           be->name, (unsigned)log_n, jobs, parts, threads, gpu_workers, verify ? ", every proof verified" : "");
     if (t_setup) printf("  (insecure setup %.1f ms, load %.1f ms: not part of the run)\n", t_setup / 1e3, t_load / 1e3);
     printf("  wall              %10.1f ms\n", wall_us / 1e3);
     printf("  proofs/min        %10.2f   (partitions/min %.2f)\n", proofs_min, parts_min);

@@ -178,6 +178,9 @@ static const cuzk__key_t cuzk__keys[] = {
      "Threads for circuit synthesis and a/b/c evaluation. 0 = one per online CPU."},
     {"engine.gpu_workers_per_device", K_INT, O(engine.gpu_workers_per_device), "2", 1, 8, NULL, 0,
      NULL, "GPU workers per device; they share the device lock around the kernel region."},
+    {"engine.backend", K_ENUM, O(engine.backend), "auto", NOLIM, "auto|cpu|cuda", 0, NULL,
+     "Proving backend: cuda (every CUDA device; fails at start without one or in a build without "
+     "CUDA), cpu, or auto = cuda when the build has it and a device is present, else cpu."},
     {"engine.devices", K_INTLIST, O(engine.devices), "", 0, 63, NULL, 0, NULL,
      "CUDA device ordinals to use, e.g. [0, 1]. Empty = every device."},
     {"engine.verify_proofs", K_ENUM, O(engine.verify_proofs), "always", NOLIM,

@@ -45,6 +45,7 @@ typedef enum { CUZK_LOG_FORMAT_LOGFMT, CUZK_LOG_FORMAT_JSON } cuzk_config_log_fo
 typedef enum { CUZK_FRAMING_SINGLE_OBJECT, CUZK_FRAMING_CONFLUENT } cuzk_config_framing_t;
 typedef enum { CUZK_ASSIGNOR_RANGE, CUZK_ASSIGNOR_ROUNDROBIN } cuzk_config_assignor_t;
 typedef enum { CUZK_VERIFY_ALWAYS, CUZK_VERIFY_SAMPLE, CUZK_VERIFY_NEVER } cuzk_config_verify_t;
+typedef enum { CUZK_BACKEND_AUTO, CUZK_BACKEND_CPU, CUZK_BACKEND_CUDA } cuzk_config_backend_t;
 
 typedef struct {
   size_t n;
@@ -101,6 +102,7 @@ typedef struct {
     uint64_t safety_margin;
     int64_t synthesis_workers; /* 0 = auto */
     int64_t gpu_workers_per_device;
+    cuzk_config_backend_t backend; /* auto = cuda when built and a device is present */
     cuzk_config_intlist_t devices; /* empty = all */
     cuzk_config_verify_t verify_proofs;
     int64_t verify_sample_percent;

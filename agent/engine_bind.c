@@ -1,6 +1,6 @@
-/* cuzk_agent_engine_new: the agent's engine vtable (agent_engine.h) on core/engine with the CPU
- * backend. (The CUDA backend has no engine constructor in this tree yet; prefer_gpu then falls
- * back to the CPU and says so in the log.) */
+/* cuzk_agent_engine_new: the agent's engine vtable (agent_engine.h) on core/engine with the
+ * backend that engine.backend names (cuzk_agent_backend_new: auto = CUDA when built and a device
+ * is present, else the CPU). */
 #include "agent/agent_engine.h"
 
 #include <assert.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/backend_select.h"
 #include "core/engine/backend.h"
 #include "core/engine/engine.h"
 #include "core/filecoin/post_job.h"
@@ -220,9 +221,9 @@ cuzk_agent_engine_t *cuzk_agent_engine_new(const cuzk_agent_engine_conf_t *conf,
     snprintf(errstr, errstr_size, "out of memory");
     return NULL;
   }
-  if (conf->prefer_gpu)
-    CUZK_INFO("agent", "backend", "kind=cpu reason=%s", "no CUDA engine backend in this build");
-  b->backend = cuzk_backend_cpu_new(errstr, errstr_size);
+  const char *bname = conf->backend ? conf->backend : conf->prefer_gpu ? "auto" : "cpu";
+  b->backend = cuzk_agent_backend_new(bname, NULL, errstr, errstr_size);
+  if (b->backend) CUZK_INFO("agent", "backend", "kind=%s requested=%s", b->backend->name, bname);
   if (!b->backend) {
     free(b);
     return NULL;
@@ -248,7 +249,7 @@ cuzk_agent_engine_t *cuzk_agent_engine_new(const cuzk_agent_engine_conf_t *conf,
   b->base.status = cuzk__bind_status;
   b->base.drain = cuzk__bind_drain;
   b->base.free = cuzk__bind_free;
-  b->base.gpu = false;
+  b->base.gpu = strcmp(b->backend->name, "cpu") != 0;
   b->engine = cuzk_engine_new(&ec, b->backend, errstr, errstr_size);
   if (!b->engine) {
     cuzk_backend_free(b->backend);

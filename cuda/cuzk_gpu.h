@@ -88,6 +88,61 @@ cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_data, unsigne
 cuzk_gpu_status_t cuzk_gpu_ntt_host(cuzk_gpu_ntt_t *ctx, uint64_t *data, unsigned log_n,
                                     cuzk_gpu_ntt_kind_t kind, unsigned flags);
 
+/* ---- Groth16 H polynomial -------------------------------------------------------------------
+ * From the QAP evaluations a, b, c on the subgroup of size n = 2^log_n (natural order, Fr in
+ * Montgomery form, as cuzk_r1cs_spmv writes them): iNTT each, coset-NTT each (g = 7), then
+ * h_i = (a_i·b_i − c_i)·(g^n − 1)^-1 on the coset and a coset iNTT; the n coefficients of h
+ * (Montgomery Fr, natural order) stay in device memory for the H MSM, which uses the first
+ * n−1. Equal to core's cuzk_poly_groth16_h. The copies of b and c overlap the transforms of a
+ * (one stream each, joined by events). Sizes 2^1..2^27.
+ * A context belongs to one device and one thread at a time; it keeps three n-element device
+ * buffers (grown to the largest n seen) until _free. */
+typedef struct cuzk_gpu_h cuzk_gpu_h_t;
+
+typedef struct {
+  uint64_t h2d_bytes; /* bytes copied to the device */
+  float h2d_ms;       /* sum of the three copies' device times */
+  float ntt_ms;       /* from the end of a's copy to h's last store */
+  float total_ms;     /* from the start of a's copy to the end */
+} cuzk_gpu_h_timings_t;
+
+cuzk_gpu_status_t cuzk_gpu_h_new(cuzk_gpu_h_t **out, int dev);
+void cuzk_gpu_h_free(cuzk_gpu_h_t *ctx);
+
+/* Computes h from host arrays a, b, c (n = 2^log_n elements of 4 u64 limbs each; page-locked
+ * memory copies at full speed, pageable memory works too) and returns when h is complete; the
+ * host arrays are no longer used after the call. *d_h receives the device pointer to h's n
+ * coefficients, owned by the context and valid until its next call or _free. *top_nonzero is
+ * 1 when h's coefficient n−1 is not zero: the witness does not satisfy the constraints (the
+ * call still succeeds). `t` may be NULL. */
+cuzk_gpu_status_t cuzk_gpu_h_run(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b,
+                                 const uint64_t *c, unsigned log_n, const void **d_h,
+                                 int *top_nonzero, cuzk_gpu_h_timings_t *t);
+
+/* cuzk_gpu_h_run plus cuzk_gpu_h_witness in one call: the witness copy is queued right behind
+ * c's (same copy engine) and overlaps the transforms. *d_h and *d_w as for those two calls. */
+cuzk_gpu_status_t cuzk_gpu_h_run_witness(cuzk_gpu_h_t *ctx, const uint64_t *a, const uint64_t *b,
+                                         const uint64_t *c, unsigned log_n, const uint64_t *inputs,
+                                         size_t n_inputs, const uint64_t *aux, size_t n_aux,
+                                         const void **d_h, const void **d_w, int *top_nonzero,
+                                         cuzk_gpu_h_timings_t *t);
+
+/* The witness w = inputs ‖ aux (Fr, Montgomery) copied to a device buffer the context keeps
+ * (grown as needed; separate from h's), for the L MSM and the gathers below. *d_w points at
+ * w[0], valid until the next call to this function or _free. Adds its copy to t->h2d_* when t
+ * is not NULL. Returns when the copy is done. */
+cuzk_gpu_status_t cuzk_gpu_h_witness(cuzk_gpu_h_t *ctx, const uint64_t *inputs, size_t n_inputs,
+                                     const uint64_t *aux, size_t n_aux, const void **d_w,
+                                     cuzk_gpu_h_timings_t *t);
+
+/* out[i] = w[idx[i]] for i < n, from the last cuzk_gpu_h_witness, with idx a device array of
+ * u32 (cuzk_gpu_malloc'd; every entry below the witness length, unchecked). slot 0 or 1 picks
+ * one of two output buffers (b's and c's H buffers when large enough, else the context's own);
+ * *d_out is valid until the next gather into the same slot or the next h_run. Returns when
+ * done. */
+cuzk_gpu_status_t cuzk_gpu_h_gather(cuzk_gpu_h_t *ctx, int slot, const uint32_t *idx, size_t n,
+                                    const void **d_out);
+
 /* ---- G1 and MSM ----------------------------------------------------------------------------
  * Affine G1 point: x, y in Fp Montgomery form; (0, 0) (not on the curve) is the point at
  * infinity. Jacobian result: (X, Y, Z) with x = X/Z^2, y = Y/Z^3, infinity when Z = 0. */

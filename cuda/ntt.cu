@@ -11,6 +11,7 @@
 // small tables built once per size.
 #include "cuda/cuzk_gpu.h"
 #include "cuda/ff.cuh"
+#include "cuda/ntt.cuh"
 #include "cuda/status.cuh"
 
 #include <cstdlib>
@@ -283,7 +284,7 @@ static int ntt_plan(int log_n, int ks[8]) {
   return np;
 }
 
-static cuzk_gpu_status_t ntt_launch_pass(cuzk_gpu_ntt_t *ctx, bool inv, pass_args a) {
+static cuzk_gpu_status_t ntt_launch_pass(cudaStream_t stream, bool inv, pass_args a) {
   const int N1 = 1 << a.k;
   int log_c = 0;
   /* up to 512 threads (C * N1/2) and at least 2 columns when N1 allows */
@@ -295,20 +296,27 @@ static cuzk_gpu_status_t ntt_launch_pass(cuzk_gpu_ntt_t *ctx, bool inv, pass_arg
   const size_t smem = (size_t)8 * C * (N1 + 1) * 4 + (size_t)(N1 / 2) * sizeof(fr_t);
   const uint64_t blocks = (1ull << (a.log_n - a.k)) >> log_c;
   if (inv)
-    ntt_pass_kernel<true><<<(unsigned)blocks, threads, smem, ctx->stream>>>(a);
+    ntt_pass_kernel<true><<<(unsigned)blocks, threads, smem, stream>>>(a);
   else
-    ntt_pass_kernel<false><<<(unsigned)blocks, threads, smem, ctx->stream>>>(a);
+    ntt_pass_kernel<false><<<(unsigned)blocks, threads, smem, stream>>>(a);
   CUZK_CUDA_TRY(cudaGetLastError());
   return cuzk_gpu__ok();
 }
 
-extern "C" cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_data, unsigned log_n,
-                                                 cuzk_gpu_ntt_kind_t kind, unsigned flags) {
+cuzk_gpu_status_t cuzk_gpu__ntt_prepare(cuzk_gpu_ntt_t *ctx, unsigned log_n) {
+  if (!ctx || log_n < 1 || log_n > MAX_LOG_N)
+    return cuzk_gpu__status(CUZK_GPU_INVALID, "ntt: bad arguments (log_n %u)", log_n);
+  CUZK_CUDA_TRY(cudaSetDevice(ctx->dev));
+  return ntt_build_tables(ctx, (int)log_n);
+}
+
+cuzk_gpu_status_t cuzk_gpu__ntt_enqueue(cuzk_gpu_ntt_t *ctx, cudaStream_t stream, void *d_data, unsigned log_n,
+                                        cuzk_gpu_ntt_kind_t kind, unsigned flags) {
   if (!ctx || !d_data || log_n < 1 || log_n > MAX_LOG_N || (int)kind < 0 || (int)kind > 3)
     return cuzk_gpu__status(CUZK_GPU_INVALID, "ntt: bad arguments (log_n %u, kind %d)", log_n, (int)kind);
-  CUZK_CUDA_TRY(cudaSetDevice(ctx->dev));
-  cuzk_gpu_status_t st = ntt_build_tables(ctx, (int)log_n);
-  if (st.code) return st;
+  if (!ctx->tab[log_n])
+    return cuzk_gpu__status(CUZK_GPU_INVALID, "ntt: tables for 2^%u not prepared", log_n);
+  cuzk_gpu_status_t st;
   const ntt_tables *t = ctx->tab[log_n];
   fr_t *data = static_cast<fr_t *>(d_data);
   const bool inv = kind == CUZK_GPU_NTT_INV_RN || kind == CUZK_GPU_NTT_INV_NN;
@@ -317,7 +325,7 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_da
 
   int ks[8];
   const int np = ntt_plan((int)log_n, ks);
-  if (kind == CUZK_GPU_NTT_INV_NN) ntt_bitrev_kernel<<<rb, 256, 0, ctx->stream>>>(data, (int)log_n);
+  if (kind == CUZK_GPU_NTT_INV_NN) ntt_bitrev_kernel<<<rb, 256, 0, stream>>>(data, (int)log_n);
   pass_args a = {};
   a.data = data;
   a.log_n = (int)log_n;
@@ -332,7 +340,7 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_da
       a.clo = (p == 0 && coset) ? t->lo[2] : nullptr;
       a.chi = (p == 0 && coset) ? t->hi[2] : nullptr;
       a.scale = nullptr;
-      st = ntt_launch_pass(ctx, false, a);
+      st = ntt_launch_pass(stream, false, a);
       if (st.code) return st;
       ncur -= ks[p];
     }
@@ -344,13 +352,22 @@ extern "C" cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_da
       a.clo = (p == 0 && coset) ? t->lo[3] : nullptr;
       a.chi = (p == 0 && coset) ? t->hi[3] : nullptr;
       a.scale = p == 0 ? t->consts + 4 : nullptr;
-      st = ntt_launch_pass(ctx, true, a);
+      st = ntt_launch_pass(stream, true, a);
       if (st.code) return st;
       if (p > 0) ncur += ks[p - 1];
     }
   }
-  if (kind == CUZK_GPU_NTT_FWD_NN) ntt_bitrev_kernel<<<rb, 256, 0, ctx->stream>>>(data, (int)log_n);
+  if (kind == CUZK_GPU_NTT_FWD_NN) ntt_bitrev_kernel<<<rb, 256, 0, stream>>>(data, (int)log_n);
   CUZK_CUDA_TRY(cudaGetLastError());
+  return cuzk_gpu__ok();
+}
+
+extern "C" cuzk_gpu_status_t cuzk_gpu_ntt_device(cuzk_gpu_ntt_t *ctx, void *d_data, unsigned log_n,
+                                                 cuzk_gpu_ntt_kind_t kind, unsigned flags) {
+  cuzk_gpu_status_t st = cuzk_gpu__ntt_prepare(ctx, log_n);
+  if (st.code) return st;
+  st = cuzk_gpu__ntt_enqueue(ctx, ctx->stream, d_data, log_n, kind, flags);
+  if (st.code) return st;
   CUZK_CUDA_TRY(cudaStreamSynchronize(ctx->stream));
   return cuzk_gpu__ok();
 }

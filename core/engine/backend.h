@@ -108,6 +108,14 @@ struct cuzk_backend {
  * worker pool; host memory is 64-byte aligned heap. NULL with errstr when out of memory. */
 cuzk_backend_t *cuzk_backend_cpu_new(char *errstr, size_t errstr_size);
 
+#ifdef CUZK_HAVE_CUDA
+/* The CUDA backend (cuda/backend_cuda.c): every visible CUDA device; SRS bases resident in each
+ * device's memory after srs_attach (CUZK_ERR_NOMEM with the sizes when they do not fit); host
+ * memory is page-locked (cudaHostAlloc). NULL with errstr (CUZK_ERR_NO_DEVICE when no device or
+ * driver is present). Only in builds with CUDA (CUZK_HAVE_CUDA). */
+cuzk_backend_t *cuzk_backend_cuda_new(char *errstr, size_t errstr_size);
+#endif
+
 /* Convenience wrappers. */
 static inline void cuzk_backend_free(cuzk_backend_t *be) {
   if (be) be->destroy(be);
