@@ -669,8 +669,8 @@ static void *synth_main(void *arg) {
     if (!p->t.is_pinned)
       CUZK_WARN("engine", "pinned_fallback", "job_id=%s partition=%u bytes=%" PRIu64 " reason=\"%s\"", j->id, p->idx,
                 3 * part_abc_bytes(j), why[0] ? why : "pinned allocation failed");
-    err = cuzk__ecircuit_witness(&j->srs->circ, j->payload, j->payload_len, p->idx, &p->inputs, &p->n_inputs, &p->aux,
-                                 &p->n_aux, why, sizeof why);
+    err = cuzk__ecircuit_witness_pce(&j->srs->circ, j->srs->r1cs, j->payload, j->payload_len, p->idx, &p->inputs,
+                                     &p->n_inputs, &p->aux, &p->n_aux, why, sizeof why);
     if (err == CUZK_OK) {
       err = part_spmv(p);
       if (err != CUZK_OK) snprintf(why, sizeof why, "SpMV failed: %s", cuzk_err_str(err));
