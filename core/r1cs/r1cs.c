@@ -6,6 +6,7 @@
 
 #include "core/ff/mont.h"
 #include "core/poly/par.h"
+#include "core/util/pool.h"
 #include "core/r1cs/r1cs_internal.h"
 
 void cuzk_r1cs_free(cuzk_r1cs_t *r) {
@@ -271,18 +272,35 @@ static void cuzk__spmv_chunk(void *ctx, size_t i) {
   }
 }
 
-cuzk_err_t cuzk_r1cs_spmv(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
-                          const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b,
-                          cuzk_fr_t *c, uint64_t n) {
+static cuzk_err_t cuzk__spmv(cuzk_pool_t *pool, unsigned threads, const cuzk_r1cs_t *r,
+                             const cuzk_fr_t *inputs, uint64_t n_inputs, const cuzk_fr_t *aux,
+                             uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b, cuzk_fr_t *c, uint64_t n) {
   assert(r && a && b && c);
   if (n_inputs != r->ni || n_aux != r->naux || n < r->m + r->ni || (!aux && n_aux) || !inputs)
     return CUZK_ERR_INVALID_ARG;
   cuzk__spmv_job_t j = {.r = r, .inputs = inputs, .aux = aux, .out = {a, b, c}, .n = n};
-  size_t chunks = cuzk__par_chunks(n, CUZK__SPMV_MIN_ROWS);
+  uint64_t chunks = (uint64_t)threads * 4, most = n / CUZK__SPMV_MIN_ROWS;
+  if (chunks > most) chunks = most;
+  if (chunks == 0) chunks = 1;
   uint64_t per = (n + chunks - 1) / chunks;
   per = (per + CUZK__SPMV_ALIGN - 1) / CUZK__SPMV_ALIGN * CUZK__SPMV_ALIGN;
   j.blocks_rows = per;
   j.chunks = (size_t)((n + per - 1) / per);
-  cuzk__par_for(j.chunks, cuzk__spmv_chunk, &j);
+  cuzk_pool_parallel_for(pool, j.chunks, cuzk__spmv_chunk, &j);
   return CUZK_OK;
+}
+
+cuzk_err_t cuzk_r1cs_spmv(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
+                          const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b,
+                          cuzk_fr_t *c, uint64_t n) {
+  cuzk_pool_t *pool = cuzk_pool_global();
+  return cuzk__spmv(pool, pool ? cuzk_pool_size(pool) + 1 : 1, r, inputs, n_inputs, aux, n_aux, a,
+                    b, c, n);
+}
+
+cuzk_err_t cuzk_r1cs_spmv_on(cuzk_pool_t *pool, const cuzk_r1cs_t *r, const cuzk_fr_t *inputs,
+                             uint64_t n_inputs, const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a,
+                             cuzk_fr_t *b, cuzk_fr_t *c, uint64_t n) {
+  return cuzk__spmv(pool, pool ? cuzk_pool_size(pool) + 1 : 1, r, inputs, n_inputs, aux, n_aux, a,
+                    b, c, n);
 }

@@ -10,6 +10,7 @@
 
 #include "core/r1cs/cs.h"
 #include "core/r1cs/r1cs.h"
+#include "core/util/pool.h"
 #include "tests/support/gmp_oracle.h"
 
 static void rand_fr(cuzk_test_rng_t *g, cuzk_fr_t *x) {
@@ -143,6 +144,27 @@ static void test_spmv_blocks(void **state) {
   check_system(rs, in, nin, aux, nax, m + ni);
   check_system(rs, in, nin, aux, nax, cuzk_r1cs_domain_size(rs));
   check_system(rs, in, nin, aux, nax, 2 * cuzk_r1cs_domain_size(rs) + 5);
+  /* a private pool and the calling thread alone give the same bytes as the global pool */
+  uint64_t n = cuzk_r1cs_domain_size(rs);
+  cuzk_pool_t *pool = cuzk_pool_new(3, err, sizeof err);
+  assert_non_null(pool);
+  cuzk_fr_t *ref[3], *got[3];
+  for (int k = 0; k < 3; k++) {
+    ref[k] = malloc(n * sizeof(cuzk_fr_t));
+    got[k] = malloc(n * sizeof(cuzk_fr_t));
+  }
+  assert_int_equal(cuzk_r1cs_spmv(rs, in, nin, aux, nax, ref[0], ref[1], ref[2], n), CUZK_OK);
+  cuzk_pool_t *pools[2] = {pool, NULL};
+  for (int q = 0; q < 2; q++) {
+    for (int k = 0; k < 3; k++) memset(got[k], 0xcd, n * sizeof(cuzk_fr_t));
+    assert_int_equal(cuzk_r1cs_spmv_on(pools[q], rs, in, nin, aux, nax, got[0], got[1], got[2], n),
+                     CUZK_OK);
+    for (int k = 0; k < 3; k++) assert_memory_equal(got[k], ref[k], n * sizeof(cuzk_fr_t));
+  }
+  assert_int_equal(cuzk_r1cs_spmv_on(pool, rs, in, nin - 1, aux, nax, got[0], got[1], got[2], n),
+                   CUZK_ERR_INVALID_ARG);
+  for (int k = 0; k < 3; k++) free(ref[k]), free(got[k]);
+  cuzk_pool_free(pool);
   cuzk_r1cs_free(rs);
   cuzk_cs_free(cs);
 }
