@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ff/mont.h"
+
 typedef struct {
   uint64_t s;
 } cuzk__rng_t;
@@ -289,15 +291,15 @@ cuzk_err_t cuzk_synthetic_witness_r1cs(const cuzk_r1cs_t *r, const cuzk_syntheti
       const cuzk_fr_t *w = col < ni ? &inputs[col] : &aux[col - ni];
       uint32_t ci = ae[k].coeff;
       if (ci == CUZK_R1CS_COEFF_ONE) {
-        cuzk_fr_add(&acc, &acc, w);
+        cuzk__mont_add(acc.l, acc.l, w->l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
       } else if (ci == CUZK_R1CS_COEFF_NEG_ONE) {
-        cuzk_fr_sub(&acc, &acc, w);
-      } else if (cuzk_fr_is_zero(w)) {
+        cuzk__mont_sub(acc.l, acc.l, w->l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+      } else if ((w->l[0] | w->l[1] | w->l[2] | w->l[3]) == 0) {
       } else if (cuzk_fr_is_one(w)) {
-        cuzk_fr_add(&acc, &acc, &coeffs[ci]);
+        cuzk__mont_add(acc.l, acc.l, coeffs[ci].l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
       } else {
         cuzk_fr_mul(&t, w, &coeffs[ci]);
-        cuzk_fr_add(&acc, &acc, &t);
+        cuzk__mont_add(acc.l, acc.l, t.l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
       }
     }
     aux[row] = acc;
