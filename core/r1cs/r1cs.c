@@ -201,6 +201,7 @@ cuzk_err_t cuzk_r1cs_check(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64
 #define CUZK__SPMV_ALIGN 64u
 #define CUZK__SPMV_MIN_ROWS 4096u
 #define CUZK__SPMV_PREFETCH 8u
+#define CUZK__SPMV_SUB 512u /* rows per A/B/C round: 16 KiB of each output */
 
 typedef struct {
   const cuzk_r1cs_t *r;
@@ -252,19 +253,27 @@ static void cuzk__spmv_chunk(void *ctx, size_t i) {
   if (hi > n) hi = n;
   uint64_t c_hi = hi < m ? hi : m;
   const cuzk_fr_t *in = j->inputs, *aux = j->aux, *cf = r->coeffs;
-  for (int k = 0; k < 3; k++) {
-    const cuzk_r1cs_matrix_t *mat = &r->mat[k];
-    const uint64_t *rp = mat->row_ptr;
-    const cuzk_r1cs_entry_t *e = mat->entries;
-    cuzk_fr_t *out = j->out[k];
-    for (uint64_t row = lo; row < c_hi; row++) {
-      if (k == 0 && row + CUZK__SPMV_PREFETCH < c_hi) {
-        uint64_t pr = row + CUZK__SPMV_PREFETCH;
-        for (uint64_t q = rp[pr]; q < rp[pr + 1]; q++)
-          __builtin_prefetch(cuzk__wit(in, aux, ni, e[q].col));
+  /* A, B and C of one sub-block in turn, so the witness values a sub-block touches are still in
+   * L1/L2 when B and C read them again */
+  for (uint64_t s0 = lo; s0 < c_hi; s0 += CUZK__SPMV_SUB) {
+    uint64_t s1 = s0 + CUZK__SPMV_SUB < c_hi ? s0 + CUZK__SPMV_SUB : c_hi;
+    for (int k = 0; k < 3; k++) {
+      const cuzk_r1cs_matrix_t *mat = &r->mat[k];
+      const uint64_t *rp = mat->row_ptr;
+      const cuzk_r1cs_entry_t *e = mat->entries;
+      cuzk_fr_t *out = j->out[k];
+      for (uint64_t row = s0; row < s1; row++) {
+        if (k == 0 && row + CUZK__SPMV_PREFETCH < c_hi) {
+          uint64_t pr = row + CUZK__SPMV_PREFETCH;
+          for (uint64_t q = rp[pr]; q < rp[pr + 1]; q++)
+            __builtin_prefetch(cuzk__wit(in, aux, ni, e[q].col));
+        }
+        cuzk__spmv_row(&out[row], e, rp[row], rp[row + 1], cf, in, aux, ni);
       }
-      cuzk__spmv_row(&out[row], e, rp[row], rp[row + 1], cf, in, aux, ni);
     }
+  }
+  for (int k = 0; k < 3; k++) {
+    cuzk_fr_t *out = j->out[k];
     for (uint64_t row = lo > m ? lo : m; row < hi; row++) {
       uint64_t q = row - m;
       out[row] = (k == 0 && q < ni) ? in[q] : CUZK_FR_ZERO;
