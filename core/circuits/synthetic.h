@@ -36,4 +36,19 @@ uint64_t cuzk_synthetic_constraints_for_log(unsigned log_n, uint32_t num_public)
 cuzk_err_t cuzk_synthetic_build(cuzk_cs_t *cs, const cuzk_synthetic_params_t *p, char *errstr,
                                 size_t errstr_size);
 
+/* The witness straight from the circuit's recorded matrices `r` (built with the same params),
+ * without running the builder: inputs (num_public + 1 elements, ONE first) and aux
+ * (num_constraints elements), equal element for element to what witness mode produces. Row j
+ * defines aux j: a bit row (B = C = aux j) takes the next bit of the value stream, every other
+ * row has B = ONE and z = A_row · w over earlier variables, evaluated in row order with the
+ * operands of rows ahead prefetched. Sequential by construction (values depend on earlier values);
+ * callers get parallelism from several partitions at once. CUZK_ERR_INVALID_ARG (nothing
+ * promised about the outputs) when `r` does not have this circuit's shape. Reads `r` only; any
+ * number of threads may call it on one system with their own outputs. `r` must come from the same
+ * params (the engine's PCE does: its file name hashes them); other matrices of this family pass
+ * the shape checks and give a witness that satisfies `r` but is not this seed's. */
+cuzk_err_t cuzk_synthetic_witness_r1cs(const cuzk_r1cs_t *r, const cuzk_synthetic_params_t *p,
+                                       cuzk_fr_t *inputs, cuzk_fr_t *aux, char *errstr,
+                                       size_t errstr_size);
+
 #endif

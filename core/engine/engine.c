@@ -28,6 +28,7 @@
 #include "core/groth16/verify.h"
 #include "core/util/clock.h"
 #include "core/util/log.h"
+#include "core/util/pool.h"
 #include "core/util/queue.h"
 
 #define ENG_QUEUE_CAP 65536u
@@ -128,6 +129,7 @@ struct cuzk_engine {
   pthread_t *synth_threads, *gpu_threads;
   gpu_worker_arg_t *gpu_args;
   unsigned nsynth, ngpu;
+  cuzk_pool_t *spmv_pool; /* shared by the synthesis workers' SpMV */
   bool dispatcher_started, finalizer_started;
 
   pthread_mutex_t tl_mu;
@@ -639,8 +641,8 @@ static bool job_alive(cuzk_engine_t *e, job_t *j) {
   return ok;
 }
 
-static cuzk_err_t part_spmv(part_t *p) {
-  return cuzk_r1cs_spmv(p->job->srs->r1cs, p->inputs, p->n_inputs, p->aux, p->n_aux, p->bufs[0].ptr, p->bufs[1].ptr,
+static cuzk_err_t part_spmv(cuzk_engine_t *e, part_t *p) {
+  return cuzk_r1cs_spmv_on(e->spmv_pool, p->job->srs->r1cs, p->inputs, p->n_inputs, p->aux, p->n_aux, p->bufs[0].ptr, p->bufs[1].ptr,
                         p->bufs[2].ptr, p->job->srs->n);
 }
 
@@ -669,10 +671,10 @@ static void *synth_main(void *arg) {
     if (!p->t.is_pinned)
       CUZK_WARN("engine", "pinned_fallback", "job_id=%s partition=%u bytes=%" PRIu64 " reason=\"%s\"", j->id, p->idx,
                 3 * part_abc_bytes(j), why[0] ? why : "pinned allocation failed");
-    err = cuzk__ecircuit_witness(&j->srs->circ, j->payload, j->payload_len, p->idx, &p->inputs, &p->n_inputs, &p->aux,
-                                 &p->n_aux, why, sizeof why);
+    err = cuzk__ecircuit_witness_pce(&j->srs->circ, j->srs->r1cs, j->payload, j->payload_len, p->idx, &p->inputs,
+                                     &p->n_inputs, &p->aux, &p->n_aux, why, sizeof why);
     if (err == CUZK_OK) {
-      err = part_spmv(p);
+      err = part_spmv(e, p);
       if (err != CUZK_OK) snprintf(why, sizeof why, "SpMV failed: %s", cuzk_err_str(err));
     }
     if (err != CUZK_OK) {
@@ -731,7 +733,7 @@ static void *gpu_main(void *arg) {
       CUZK_WARN("engine", "prove_start_retry", "job_id=%s partition=%u device=%d err=%s reason=\"%s\"", j->id, p->idx,
                 dev, cuzk_err_name(err), why);
       /* prove_start clobbers a/b/c: evaluate them again before the retry. */
-      cuzk_err_t se = part_spmv(p);
+      cuzk_err_t se = part_spmv(e, p);
       if (se == CUZK_OK) err = gpu_attempt(e, dev, p, why, sizeof why);
     }
     p->t.gpu_end = eng_wall_us();
@@ -909,6 +911,13 @@ cuzk_engine_t *cuzk_engine_new(const cuzk_engine_config_t *cfg, cuzk_backend_t *
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     e->nsynth = ncpu > 1 ? (unsigned)(ncpu / 2) : 1;
   }
+  {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned nthr = cfg->synthesis_threads;
+    if (nthr == 0) nthr = ncpu > (long)e->nsynth ? (unsigned)(ncpu - (long)e->nsynth) : 1;
+    e->spmv_pool = cuzk_pool_new(nthr, errstr, errstr_size);
+    if (!e->spmv_pool) goto fail;
+  }
   e->ngpu = e->cfg.gpu_workers_per_device * (unsigned)e->ndev;
   e->synth_threads = calloc(e->nsynth, sizeof *e->synth_threads);
   e->gpu_threads = calloc(e->ngpu, sizeof *e->gpu_threads);
@@ -933,8 +942,9 @@ cuzk_engine_t *cuzk_engine_new(const cuzk_engine_config_t *cfg, cuzk_backend_t *
   if (pthread_create(&e->dispatcher, NULL, dispatcher_main, e) != 0) goto thread_fail;
   e->dispatcher_started = true;
   CUZK_INFO("engine", "started",
-            "backend=%s devices=%d synthesis_workers=%u gpu_workers=%u budget=%" PRIu64 " verify=%d",
-            backend->name, e->ndev, e->nsynth, e->ngpu, cfg->memory_budget, (int)cfg->verify);
+            "backend=%s devices=%d synthesis_workers=%u synthesis_threads=%u gpu_workers=%u budget=%" PRIu64
+            " verify=%d",
+            backend->name, e->ndev, e->nsynth, cuzk_pool_size(e->spmv_pool), e->ngpu, cfg->memory_budget, (int)cfg->verify);
   return e;
 thread_fail:
   cuzk_errf(CUZK_ERR_INTERNAL, errstr, errstr_size, "engine: cannot start threads");
@@ -1149,6 +1159,8 @@ static void engine_teardown(cuzk_engine_t *e) {
   for (unsigned i = 0; i < e->nsynth; i++) pthread_join(e->synth_threads[i], NULL);
   if (e->gpu_q) cuzk_queue_close(e->gpu_q);
   for (unsigned i = 0; i < e->ngpu; i++) pthread_join(e->gpu_threads[i], NULL);
+  cuzk_pool_free(e->spmv_pool); /* after the workers that use it */
+  e->spmv_pool = NULL;
   if (e->fin_q) cuzk_queue_close(e->fin_q);
   if (e->finalizer_started) pthread_join(e->finalizer, NULL);
   assert(e->jobs == NULL);

@@ -57,6 +57,9 @@ typedef struct {
 typedef struct {
   uint64_t memory_budget;             /* bytes (> 0) */
   unsigned synthesis_workers;         /* 0: number of CPUs / 2, at least 1 */
+  unsigned synthesis_threads;         /* pool threads the workers' SpMV shares (each worker
+                                         also works on its own SpMV); 0: CPUs minus
+                                         synthesis_workers, at least 1, so workers + pool = CPUs */
   unsigned gpu_workers_per_device;    /* default 2 */
   cuzk_verify_mode_t verify;          /* default ALWAYS */
   unsigned verify_sample_percent;     /* for SAMPLE */

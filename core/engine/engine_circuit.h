@@ -39,6 +39,15 @@ cuzk_err_t cuzk__ecircuit_witness(const cuzk__ecircuit_t *c, const uint8_t *payl
                                   uint32_t partition, cuzk_fr_t **inputs, uint64_t *n_inputs, cuzk_fr_t **aux,
                                   uint64_t *n_aux, char *errstr, size_t errstr_size);
 
+/* Same contract as cuzk__ecircuit_witness, with the circuit's recorded matrices `r` (may be
+ * NULL) as a shortcut where the circuit has one: the synthetic circuit evaluates its witness
+ * from them (cuzk_synthetic_witness_r1cs, same values, no builder); every other case, and matrices
+ * that do not fit, go through the builder. */
+cuzk_err_t cuzk__ecircuit_witness_pce(const cuzk__ecircuit_t *c, const cuzk_r1cs_t *r, const uint8_t *payload,
+                                      size_t payload_len, uint32_t partition, cuzk_fr_t **inputs,
+                                      uint64_t *n_inputs, cuzk_fr_t **aux, uint64_t *n_aux, char *errstr,
+                                      size_t errstr_size);
+
 /* The partitions of a job with `payload` (may be empty), validating the payload in full (PoSt:
  * core/filecoin/post_job.h): 1 for circuits without a partition rule. The circuit's typed error
  * (BAD_JOB, BAD_VANILLA, TRUNCATED, ...) otherwise. */

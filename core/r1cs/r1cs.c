@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ff/mont.h"
 #include "core/poly/par.h"
+#include "core/util/pool.h"
 #include "core/r1cs/r1cs_internal.h"
 
 void cuzk_r1cs_free(cuzk_r1cs_t *r) {
@@ -135,7 +137,7 @@ static inline bool cuzk__limbs_one(const cuzk_fr_t *w) {
 
 /* acc += coeff · w, with the 0/1-witness and ±1-coefficient shortcuts (elements are fully
  * reduced, so 0 and 1 have unique limb patterns). */
-static inline void cuzk__mac(cuzk_fr_t *acc, uint32_t ci, const cuzk_fr_t *coeffs,
+static inline void cuzk__r1cs_mac(cuzk_fr_t *acc, uint32_t ci, const cuzk_fr_t *coeffs,
                              const cuzk_fr_t *w) {
   if (cuzk__limbs_zero(w)) return;
   if (ci == CUZK_R1CS_COEFF_ONE) {
@@ -159,7 +161,7 @@ void cuzk__r1cs_row_eval(cuzk_fr_t *out, const cuzk_r1cs_matrix_t *mat, uint64_t
   for (uint64_t k = mat->row_ptr[row], end = mat->row_ptr[row + 1]; k < end; k++) {
     uint64_t col = e[k].col;
     const cuzk_fr_t *w = col < ni ? &inputs[col] : &aux[col - ni];
-    cuzk__mac(&acc, e[k].coeff, coeffs, w);
+    cuzk__r1cs_mac(&acc, e[k].coeff, coeffs, w);
   }
   *out = acc;
 }
@@ -193,40 +195,121 @@ cuzk_err_t cuzk_r1cs_check(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64
 
 /* ---- SpMV ------------------------------------------------------------------------------- */
 
+/* Row blocks are multiples of CUZK__SPMV_ALIGN rows (64 · 32 B = 2 KiB, whole cache lines in every
+ * output), so no two threads write the same line; rows CUZK__SPMV_PREFETCH ahead have their A
+ * operands prefetched (A is where the circuit reads far-away variables). */
+#define CUZK__SPMV_ALIGN 64u
+#define CUZK__SPMV_MIN_ROWS 4096u
+#define CUZK__SPMV_PREFETCH 8u
+#define CUZK__SPMV_SUB 512u /* rows per A/B/C round: 16 KiB of each output */
+
 typedef struct {
   const cuzk_r1cs_t *r;
   const cuzk_fr_t *inputs, *aux;
   cuzk_fr_t *out[3];
-  uint64_t n;
+  uint64_t n, blocks_rows;
   size_t chunks;
 } cuzk__spmv_job_t;
+
+static inline const cuzk_fr_t *cuzk__wit(const cuzk_fr_t *inputs, const cuzk_fr_t *aux,
+                                         uint64_t ni, uint32_t col) {
+  return col < ni ? &inputs[col] : &aux[col - ni];
+}
+
+/* One row of one matrix, the fast way: inlined add/sub, ±1 coefficients by index, witness 0
+ * skipped and 1 turned into an add of the coefficient. Same field results as cuzk__r1cs_mac. */
+static inline void cuzk__spmv_row(cuzk_fr_t *out, const cuzk_r1cs_entry_t *e, uint64_t k,
+                                  uint64_t end, const cuzk_fr_t *coeffs, const cuzk_fr_t *inputs,
+                                  const cuzk_fr_t *aux, uint64_t ni) {
+  if (end - k == 1 && e[k].coeff == CUZK_R1CS_COEFF_ONE) {
+    *out = *cuzk__wit(inputs, aux, ni, e[k].col);
+    return;
+  }
+  cuzk_fr_t acc = CUZK_FR_ZERO;
+  for (; k < end; k++) {
+    const cuzk_fr_t *w = cuzk__wit(inputs, aux, ni, e[k].col);
+    uint32_t ci = e[k].coeff;
+    if (cuzk__limbs_zero(w)) continue;
+    if (ci == CUZK_R1CS_COEFF_ONE) {
+      cuzk__mont_add(acc.l, acc.l, w->l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+    } else if (ci == CUZK_R1CS_COEFF_NEG_ONE) {
+      cuzk__mont_sub(acc.l, acc.l, w->l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+    } else if (cuzk__limbs_one(w)) {
+      cuzk__mont_add(acc.l, acc.l, coeffs[ci].l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+    } else {
+      cuzk_fr_t t;
+      cuzk_fr_mul(&t, w, &coeffs[ci]);
+      cuzk__mont_add(acc.l, acc.l, t.l, CUZK_FR_MODULUS, CUZK_FR_LIMBS);
+    }
+  }
+  *out = acc;
+}
 
 static void cuzk__spmv_chunk(void *ctx, size_t i) {
   const cuzk__spmv_job_t *j = ctx;
   const cuzk_r1cs_t *r = j->r;
   uint64_t n = j->n, m = r->m, ni = r->ni;
-  uint64_t lo = n * i / j->chunks, hi = n * (i + 1) / j->chunks;
+  uint64_t lo = j->blocks_rows * i, hi = lo + j->blocks_rows;
+  if (hi > n) hi = n;
   uint64_t c_hi = hi < m ? hi : m;
-  for (int k = 0; k < 3; k++) {
-    const cuzk_r1cs_matrix_t *mat = &r->mat[k];
-    cuzk_fr_t *out = j->out[k];
-    for (uint64_t row = lo; row < c_hi; row++)
-      cuzk__r1cs_row_eval(&out[row], mat, row, r->coeffs, j->inputs, ni, j->aux);
-    for (uint64_t row = lo > m ? lo : m; row < hi; row++) {
-      uint64_t in = row - m;
-      out[row] = (k == 0 && in < ni) ? j->inputs[in] : CUZK_FR_ZERO;
+  const cuzk_fr_t *in = j->inputs, *aux = j->aux, *cf = r->coeffs;
+  /* A, B and C of one sub-block in turn, so the witness values a sub-block touches are still in
+   * L1/L2 when B and C read them again */
+  for (uint64_t s0 = lo; s0 < c_hi; s0 += CUZK__SPMV_SUB) {
+    uint64_t s1 = s0 + CUZK__SPMV_SUB < c_hi ? s0 + CUZK__SPMV_SUB : c_hi;
+    for (int k = 0; k < 3; k++) {
+      const cuzk_r1cs_matrix_t *mat = &r->mat[k];
+      const uint64_t *rp = mat->row_ptr;
+      const cuzk_r1cs_entry_t *e = mat->entries;
+      cuzk_fr_t *out = j->out[k];
+      for (uint64_t row = s0; row < s1; row++) {
+        if (k == 0 && row + CUZK__SPMV_PREFETCH < c_hi) {
+          uint64_t pr = row + CUZK__SPMV_PREFETCH;
+          for (uint64_t q = rp[pr]; q < rp[pr + 1]; q++)
+            __builtin_prefetch(cuzk__wit(in, aux, ni, e[q].col));
+        }
+        cuzk__spmv_row(&out[row], e, rp[row], rp[row + 1], cf, in, aux, ni);
+      }
     }
   }
+  for (int k = 0; k < 3; k++) {
+    cuzk_fr_t *out = j->out[k];
+    for (uint64_t row = lo > m ? lo : m; row < hi; row++) {
+      uint64_t q = row - m;
+      out[row] = (k == 0 && q < ni) ? in[q] : CUZK_FR_ZERO;
+    }
+  }
+}
+
+static cuzk_err_t cuzk__spmv(cuzk_pool_t *pool, unsigned threads, const cuzk_r1cs_t *r,
+                             const cuzk_fr_t *inputs, uint64_t n_inputs, const cuzk_fr_t *aux,
+                             uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b, cuzk_fr_t *c, uint64_t n) {
+  assert(r && a && b && c);
+  if (n_inputs != r->ni || n_aux != r->naux || n < r->m + r->ni || (!aux && n_aux) || !inputs)
+    return CUZK_ERR_INVALID_ARG;
+  cuzk__spmv_job_t j = {.r = r, .inputs = inputs, .aux = aux, .out = {a, b, c}, .n = n};
+  uint64_t chunks = (uint64_t)threads * 4, most = n / CUZK__SPMV_MIN_ROWS;
+  if (chunks > most) chunks = most;
+  if (chunks == 0) chunks = 1;
+  uint64_t per = (n + chunks - 1) / chunks;
+  per = (per + CUZK__SPMV_ALIGN - 1) / CUZK__SPMV_ALIGN * CUZK__SPMV_ALIGN;
+  j.blocks_rows = per;
+  j.chunks = (size_t)((n + per - 1) / per);
+  cuzk_pool_parallel_for(pool, j.chunks, cuzk__spmv_chunk, &j);
+  return CUZK_OK;
 }
 
 cuzk_err_t cuzk_r1cs_spmv(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
                           const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b,
                           cuzk_fr_t *c, uint64_t n) {
-  assert(r && a && b && c);
-  if (n_inputs != r->ni || n_aux != r->naux || n < r->m + r->ni || (!aux && n_aux) || !inputs)
-    return CUZK_ERR_INVALID_ARG;
-  cuzk__spmv_job_t j = {.r = r, .inputs = inputs, .aux = aux, .out = {a, b, c}, .n = n};
-  j.chunks = cuzk__par_chunks(n, 4096);
-  cuzk__par_for(j.chunks, cuzk__spmv_chunk, &j);
-  return CUZK_OK;
+  cuzk_pool_t *pool = cuzk_pool_global();
+  return cuzk__spmv(pool, pool ? cuzk_pool_size(pool) + 1 : 1, r, inputs, n_inputs, aux, n_aux, a,
+                    b, c, n);
+}
+
+cuzk_err_t cuzk_r1cs_spmv_on(cuzk_pool_t *pool, const cuzk_r1cs_t *r, const cuzk_fr_t *inputs,
+                             uint64_t n_inputs, const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a,
+                             cuzk_fr_t *b, cuzk_fr_t *c, uint64_t n) {
+  return cuzk__spmv(pool, pool ? cuzk_pool_size(pool) + 1 : 1, r, inputs, n_inputs, aux, n_aux, a,
+                    b, c, n);
 }

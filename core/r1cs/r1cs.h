@@ -29,6 +29,7 @@
 #include "core/util/err.h"
 
 typedef struct cuzk_r1cs cuzk_r1cs_t;
+struct cuzk_pool; /* core/util/pool.h */
 
 typedef struct {
   uint32_t col;   /* input i: i; aux j: num_inputs + j */
@@ -102,6 +103,12 @@ cuzk_err_t cuzk_r1cs_check(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64
 cuzk_err_t cuzk_r1cs_spmv(const cuzk_r1cs_t *r, const cuzk_fr_t *inputs, uint64_t n_inputs,
                           const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a, cuzk_fr_t *b,
                           cuzk_fr_t *c, uint64_t n);
+/* cuzk_r1cs_spmv on `pool` (its workers plus the calling thread; NULL: the calling thread
+ * alone) instead of the global pool, so a caller can bound the threads SpMV occupies. Row blocks
+ * are whole multiples of 64 rows (2 KiB of each output), so no two threads share a cache line. */
+cuzk_err_t cuzk_r1cs_spmv_on(struct cuzk_pool *pool, const cuzk_r1cs_t *r, const cuzk_fr_t *inputs,
+                             uint64_t n_inputs, const cuzk_fr_t *aux, uint64_t n_aux, cuzk_fr_t *a,
+                             cuzk_fr_t *b, cuzk_fr_t *c, uint64_t n);
 
 /* ---- PCE files ----------------------------------------------------------------------------
  * Little-endian, no padding, every section 8-byte aligned:

@@ -203,11 +203,76 @@ static void test_qap_h(void **state) {
   }
 }
 
+/* The witness evaluated from the recorded matrices equals, element for element, the builder's
+ * witness-mode values (the straightforward path), for several sizes, seeds and input counts; the
+ * builder's values are themselves checked against the matrices by cuzk_r1cs_check. Matrices of
+ * another size, or not of this family, are refused. */
+static void test_witness_from_matrices(void **state) {
+  (void)state;
+  char err[256];
+  uint64_t seed = cuzk_test_seed();
+  struct {
+    unsigned log_n;
+    uint32_t pub;
+    uint64_t seed;
+  } cases[] = {{6, 1, 3}, {10, 4, seed}, {13, 0, seed ^ 1}, {14, 37, seed ^ 2}};
+  for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+    cuzk_synthetic_params_t p = {cuzk_synthetic_constraints_for_log(cases[t].log_n, cases[t].pub),
+                                 cases[t].pub, cases[t].seed};
+    cuzk_cs_t *rcs = build(CUZK_CS_RECORD, cases[t].log_n, cases[t].pub, cases[t].seed);
+    cuzk_cs_t *wcs = build(CUZK_CS_WITNESS, cases[t].log_n, cases[t].pub, cases[t].seed);
+    cuzk_r1cs_t *r;
+    assert_int_equal(cuzk_cs_finish(rcs, &r, err, sizeof err), CUZK_OK);
+    uint64_t ni, na;
+    const cuzk_fr_t *win = cuzk_cs_inputs(wcs, &ni), *waux = cuzk_cs_aux(wcs, &na);
+    assert_int_equal(ni, p.num_public + 1);
+    assert_int_equal(na, p.num_constraints);
+    assert_int_equal(cuzk_r1cs_check(r, win, ni, waux, na, NULL, err, sizeof err), CUZK_OK);
+    cuzk_fr_t *in = malloc(ni * sizeof *in), *aux = malloc(na * sizeof *aux);
+    memset(in, 0x5a, ni * sizeof *in);
+    memset(aux, 0x5a, na * sizeof *aux);
+    assert_int_equal(cuzk_synthetic_witness_r1cs(r, &p, in, aux, err, sizeof err), CUZK_OK);
+    assert_memory_equal(in, win, ni * sizeof *in);
+    for (uint64_t j = 0; j < na; j++)
+      if (!cuzk_fr_eq(&aux[j], &waux[j])) fail_msg("case %zu: aux %llu differs", t, (unsigned long long)j);
+    /* a different size is refused */
+    cuzk_synthetic_params_t q = p;
+    q.num_public++;
+    assert_int_equal(cuzk_synthetic_witness_r1cs(r, &q, in, aux, err, sizeof err), CUZK_ERR_INVALID_ARG);
+    free(in), free(aux);
+    cuzk_r1cs_free(r);
+    cuzk_cs_free(rcs);
+    cuzk_cs_free(wcs);
+  }
+  /* the right sizes but another family's rows (C = 2·z): refused */
+  cuzk_cs_t *cs = cuzk_cs_new(CUZK_CS_RECORD, err, sizeof err);
+  cuzk_var_t in1 = cuzk_cs_alloc_input(cs, NULL);
+  cuzk_lc_t a, b, c;
+  cuzk_lc_init(&a), cuzk_lc_init(&b), cuzk_lc_init(&c);
+  for (int row = 0; row < 3; row++) {
+    cuzk_var_t z = cuzk_cs_alloc_aux(cs, NULL);
+    cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
+    cuzk_lc_add(&a, in1);
+    cuzk_lc_add(&b, CUZK_VAR_ONE);
+    cuzk_lc_add_i64(&c, row == 2 ? 2 : 1, z);
+    cuzk_cs_enforce(cs, &a, &b, &c);
+  }
+  cuzk_lc_free(&a), cuzk_lc_free(&b), cuzk_lc_free(&c);
+  cuzk_r1cs_t *r;
+  assert_int_equal(cuzk_cs_finish(cs, &r, err, sizeof err), CUZK_OK);
+  cuzk_synthetic_params_t p = {3, 1, 9};
+  cuzk_fr_t in[2], aux[3];
+  assert_int_equal(cuzk_synthetic_witness_r1cs(r, &p, in, aux, err, sizeof err), CUZK_ERR_INVALID_ARG);
+  cuzk_r1cs_free(r);
+  cuzk_cs_free(cs);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_satisfied_and_profile),
       cmocka_unit_test(test_modes_and_determinism),
       cmocka_unit_test(test_qap_h),
+      cmocka_unit_test(test_witness_from_matrices),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
