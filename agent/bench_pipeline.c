@@ -28,7 +28,7 @@ static void bench_pipeline_usage(FILE *out) {
           "Usage: cuzk bench pipeline [--backend cpu|gpu] [--type synthetic] [--log-n N] [--jobs J]\n"
           "                           [--partitions P] [--params DIR] [--budget-mib M]\n"
           "                           [--gpu-workers K] [--synth-workers S] [--no-prewarm]\n"
-          "                           [--no-verify] [--json]\n"
+          "                           [--no-verify] [--timeline FILE] [--json]\n"
           "\n"
           "Runs J jobs (default 4) of P partitions (default 1) of the synthetic circuit with domain\n"
           "2^N (default 12) through the engine, all submitted at once, and prints: proofs and\n"
@@ -39,7 +39,8 @@ static void bench_pipeline_usage(FILE *out) {
           "Without --params, an insecure test setup is written to a temporary directory first;\n"
           "with --params DIR, a params file for the shape already in DIR is reused, else one is\n"
           "written there and recorded in DIR/parameters.json.\n"
-          "The pool is pre-warmed for the shape unless --no-prewarm. Results are labelled synthetic.\n");
+          "The pool is pre-warmed for the shape unless --no-prewarm. --timeline FILE appends the\n"
+          "engine's TIMELINE events (phase start/end per partition). Results are labelled synthetic.\n");
 }
 
 #define BP_MAXT 100000u
@@ -112,7 +113,7 @@ static int bp_rm_rf(const char *dir) {
 static int bench_pipeline_run(int argc, char **argv) {
   uint64_t log_n = 12, jobs = 4, parts = 1, budget_mib = 0, gpu_workers = 2, synth_workers = 0;
   bool json = false, prewarm = true, verify = true, on_gpu = false;
-  const char *params_dir = NULL, *v;
+  const char *params_dir = NULL, *timeline = NULL, *v;
   for (int i = 1; i < argc; i++) {
     int m;
     if ((m = cuzk_g16_opt(argc, argv, &i, "--backend", &v)) != 0) {
@@ -148,6 +149,9 @@ static int bench_pipeline_run(int argc, char **argv) {
       params_dir = v;
     } else if (strcmp(argv[i], "--no-prewarm") == 0) {
       prewarm = false;
+    } else if ((m = cuzk_g16_opt(argc, argv, &i, "--timeline", &v)) != 0) {
+      if (m < 0) return cuzk_cli_usage_error("bench pipeline", "--timeline needs a file");
+      timeline = v;
     } else if (strcmp(argv[i], "--no-verify") == 0) {
       verify = false;
     } else if (strcmp(argv[i], "--json") == 0) {
@@ -235,6 +239,7 @@ static int bench_pipeline_run(int argc, char **argv) {
   cfg.synthesis_workers = (unsigned)synth_workers;
   cfg.gpu_workers_per_device = (unsigned)gpu_workers;
   cfg.verify = verify ? CUZK_VERIFY_ALWAYS : CUZK_VERIFY_NEVER;
+  cfg.timeline_file = timeline; /* TIMELINE events for offline analysis (engine.h) */
   cfg.prewarm_pace_ms = 1;
   cfg.on_timing = bp_timing;
   cfg.on_timing_ctx = &st;
