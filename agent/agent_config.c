@@ -41,6 +41,7 @@ cuzk_err_t cuzk_agent_engine_conf_from_config(cuzk_agent_engine_conf_t *o, const
   cuzk_err_t e = cuzk_config_memory_budget(c, NULL, &o->memory_budget, errstr, errstr_size);
   if (e != CUZK_OK) return e;
   o->synthesis_workers = (unsigned)c->engine.synthesis_workers;
+  o->synthesis_threads = (unsigned)c->engine.synthesis_threads;
   o->gpu_workers_per_device = (unsigned)c->engine.gpu_workers_per_device;
   o->verify = c->engine.verify_proofs == CUZK_VERIFY_ALWAYS   ? 0
               : c->engine.verify_proofs == CUZK_VERIFY_SAMPLE ? 1

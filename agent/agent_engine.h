@@ -96,6 +96,7 @@ struct cuzk_agent_engine {
 typedef struct {
   uint64_t memory_budget; /* bytes, > 0 */
   unsigned synthesis_workers;
+  unsigned synthesis_threads;
   unsigned gpu_workers_per_device;
   int verify; /* 0 always, 1 sample, 2 never */
   unsigned verify_sample_percent;

@@ -101,6 +101,7 @@ typedef struct {
     uint64_t memory_budget; /* bytes; 0 = "auto" (see cuzk_config_memory_budget) */
     uint64_t safety_margin;
     int64_t synthesis_workers; /* 0 = auto */
+    int64_t synthesis_threads; /* 0 = auto */
     int64_t gpu_workers_per_device;
     cuzk_config_backend_t backend; /* auto = cuda when built and a device is present */
     cuzk_config_intlist_t devices; /* empty = all */

@@ -232,6 +232,7 @@ cuzk_agent_engine_t *cuzk_agent_engine_new(const cuzk_agent_engine_conf_t *conf,
   cuzk_engine_config_init(&ec);
   ec.memory_budget = conf->memory_budget;
   ec.synthesis_workers = conf->synthesis_workers;
+  ec.synthesis_threads = conf->synthesis_threads;
   if (conf->gpu_workers_per_device) ec.gpu_workers_per_device = conf->gpu_workers_per_device;
   ec.verify = conf->verify == 1   ? CUZK_VERIFY_SAMPLE
               : conf->verify == 2 ? CUZK_VERIFY_NEVER
