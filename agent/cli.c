@@ -1,5 +1,9 @@
 #include "agent/cli.h"
 
+#include <stdlib.h>
+
+#include "core/util/log.h"
+
 #include <openssl/opensslv.h>
 #include <openssl/crypto.h>
 #include <librdkafka/rdkafka.h>
@@ -98,6 +102,11 @@ static int cuzk__has_subcommands(const char *name) {
 }
 
 int cuzk_cli_main(int argc, char **argv) {
+  /* CUZK_LOG_LEVEL=trace|debug|info|warn|error|off applies to every subcommand (the agent's
+   * own config key, when set, overrides it) */
+  const char *lv = getenv("CUZK_LOG_LEVEL");
+  cuzk_log_level_t level;
+  if (lv && *lv && cuzk_log_level_parse(lv, &level) == CUZK_OK) cuzk_log_set_level(level);
   if (argc < 2) {
     cuzk__main_usage(stderr);
     return CUZK_EXIT_USAGE;

@@ -21,6 +21,7 @@
 #include "core/engine/backend.h"
 #include "core/groth16/prove.h"
 #include "core/util/clock.h"
+#include "core/util/log.h"
 #include "cuda/cuzk_gpu.h"
 
 _Static_assert(sizeof(cuzk_gpu_g1_affine_t) == sizeof(cuzk_g1_affine_t), "G1 affine layout");
@@ -250,6 +251,7 @@ static cuzk_err_t prove_locked(cuda_dev_t *dv, int device, const cuzk_backend_in
   if (e != CUZK_OK) return e;
 
   const unsigned log_n = log2_exact(in->n);
+  const uint64_t t_ready = cuzk_now_us();
   cuzk_gpu_h_timings_t ht = {0};
   const void *d_h = NULL, *d_w = NULL, *d_ga = NULL, *d_gb = NULL;
   int top_nonzero = 0;
@@ -263,6 +265,9 @@ static cuzk_err_t prove_locked(cuda_dev_t *dv, int device, const cuzk_backend_in
   st = cuzk_gpu_h_gather(dv->h, 0, sd->idx_a, s->n_idx_a, &d_ga);
   if (!st.code) st = cuzk_gpu_h_gather(dv->h, 1, sd->idx_b, s->n_idx_b, &d_gb);
   if (st.code) return gpu_err(st, errstr, errstr_size, "witness");
+  const uint64_t t_h = cuzk_now_us();
+  CUZK_DEBUG("cuda", "prove_h", "device=%d log_n=%u h_and_gather_us=%llu h2d_ms=%.3f ntt_ms=%.3f total_ms=%.3f",
+             device, log_n, (unsigned long long)(t_h - t_ready), ht.h2d_ms, ht.ntt_ms, ht.total_ms);
   if (t) {
     t->h2d_bytes += ht.h2d_bytes;
     t->h2d_us += (uint64_t)(ht.h2d_ms * 1000.0f);

@@ -101,7 +101,7 @@ typedef struct cuzk_gpu_h cuzk_gpu_h_t;
 
 typedef struct {
   uint64_t h2d_bytes; /* bytes copied to the device */
-  float h2d_ms;       /* sum of the three copies' device times */
+  float h2d_ms;       /* host-to-device time: the union of the copy intervals (a, b, c, witness) */
   float ntt_ms;       /* from the end of a's copy to h's last store */
   float total_ms;     /* from the start of a's copy to the end */
 } cuzk_gpu_h_timings_t;

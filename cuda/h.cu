@@ -237,21 +237,43 @@ static cuzk_gpu_status_t h_run_impl(cuzk_gpu_h_t *ctx, const uint64_t *a, const 
   for (int i = 0; i < FrP::N; i++) acc |= top->v[i];
   *top_nonzero = acc != 0;
   if (t) {
-    float ms = 0;
+    /* The copies run on three streams and queue behind each other on the copy engine, so a
+     * copy's own [start, end] includes its wait: h2d time is the length of the union of the
+     * copy intervals (offsets from copy0[0]), which is the time the link was carrying data. */
+    float ms = 0, iv[4][2];
+    int k = 0;
     t->h2d_bytes = 3 * (uint64_t)n * sizeof(fr_t);
-    t->h2d_ms = 0;
-    for (int i = 0; i < 3; i++) {
-      CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->copy0[i], ctx->copy1[i]));
-      t->h2d_ms += ms;
+    for (int i = 0; i < 3; i++, k++) {
+      CUZK_CUDA_TRY(cudaEventElapsedTime(&iv[k][0], ctx->copy0[0], ctx->copy0[i]));
+      CUZK_CUDA_TRY(cudaEventElapsedTime(&iv[k][1], ctx->copy0[0], ctx->copy1[i]));
     }
+    if (with_w) {
+      CUZK_CUDA_TRY(cudaEventElapsedTime(&iv[k][0], ctx->copy0[0], ctx->w0));
+      CUZK_CUDA_TRY(cudaEventElapsedTime(&iv[k][1], ctx->copy0[0], ctx->w1));
+      k++;
+      t->h2d_bytes += (uint64_t)(n_in + n_aux) * sizeof(fr_t);
+    }
+    for (int i = 1; i < k; i++) /* insertion sort by start */
+      for (int j = i; j > 0 && iv[j][0] < iv[j - 1][0]; j--) {
+        float a0 = iv[j][0], a1 = iv[j][1];
+        iv[j][0] = iv[j - 1][0], iv[j][1] = iv[j - 1][1];
+        iv[j - 1][0] = a0, iv[j - 1][1] = a1;
+      }
+    t->h2d_ms = 0;
+    float cs = iv[0][0], ce = iv[0][1];
+    for (int i = 1; i < k; i++) {
+      if (iv[i][0] > ce) {
+        t->h2d_ms += ce - cs;
+        cs = iv[i][0];
+      }
+      if (iv[i][1] > ce) ce = iv[i][1];
+    }
+    t->h2d_ms += ce - cs;
     CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->copy1[0], ctx->end));
     t->ntt_ms = ms;
     CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->copy0[0], ctx->end));
     t->total_ms = ms;
     if (with_w) {
-      CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->w0, ctx->w1));
-      t->h2d_ms += ms;
-      t->h2d_bytes += (uint64_t)(n_in + n_aux) * sizeof(fr_t);
       CUZK_CUDA_TRY(cudaEventElapsedTime(&ms, ctx->copy0[0], ctx->w1));
       if (ms > t->total_ms) t->total_ms = ms;
     }
