@@ -1,5 +1,6 @@
 #include "core/filecoin/post_gen.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -176,17 +177,35 @@ static void put_path(wr_t *w, gen_t *g, unsigned c, unsigned from, unsigned to) 
   }
 }
 
-/* The chunk roots: all on the CPU, or the provider's, checked against the CPU's own for the
- * chunks that hold challenges (which the CPU hashes anyway for the paths). */
+typedef struct {
+  const cuzk_post_gen_provider_t *pv;
+  gen_t *g;
+  uint64_t chunks;
+  char *errstr;
+  size_t errstr_size;
+  cuzk_err_t e;
+} prov_call_t;
+
+static void *prov_main(void *arg) {
+  prov_call_t *c = arg;
+  c->e = c->pv->roots(c->pv->ctx, c->g->roots, c->g->seed, 0, c->chunks, c->g->chunk,
+                      c->g->arity, c->g->chunk_levels, c->errstr, c->errstr_size);
+  return NULL;
+}
+
+/* The chunk roots: all on the CPU, or the provider's (on its own thread, overlapping the CPU's
+ * chunks), checked against the CPU's own for the chunks that hold challenges (which the CPU
+ * hashes anyway for the paths). */
 static cuzk_err_t chunk_roots(gen_t *g, uint64_t chunks, const cuzk_post_gen_provider_t *pv,
                               char *errstr, size_t errstr_size) {
   if (!pv || !pv->roots) {
     cuzk_pool_parallel_for(cuzk_pool_global(), (size_t)chunks, gen_chunk, g);
     return CUZK_OK;
   }
-  cuzk_err_t e = pv->roots(pv->ctx, g->roots, g->seed, 0, chunks, g->chunk, g->arity,
-                           g->chunk_levels, errstr, errstr_size);
-  if (e != CUZK_OK) return e;
+  prov_call_t call = {pv, g, chunks, errstr, errstr_size, CUZK_OK};
+  pthread_t th;
+  bool threaded = pthread_create(&th, NULL, prov_main, &call) == 0;
+  if (!threaded) prov_main(&call);
   uint64_t todo[66];
   cuzk_fr_t mine[66];
   size_t n = 0;
@@ -201,6 +220,8 @@ static cuzk_err_t chunk_roots(gen_t *g, uint64_t chunks, const cuzk_post_gen_pro
   cuzk_pool_parallel_for(cuzk_pool_global(), n, gen_chunk, g);
   g->todo = NULL;
   g->mine = NULL;
+  if (threaded) pthread_join(th, NULL);
+  if (call.e != CUZK_OK) return call.e;
   if (g->oom) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "post_gen: out of memory");
   for (size_t j = 0; j < n; j++)
     if (!cuzk_fr_eq(&mine[j], &g->roots[todo[j]]))

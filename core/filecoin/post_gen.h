@@ -48,7 +48,8 @@ cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
  * first + k, k < count, of the sector drawn from `seed`: leaves first·chunk_leaves .. (as
  * cuzk_filecoin_post_gen_leaf) hashed up `levels` Merkle-Poseidon levels, level l of arity
  * level_arity[l] (product chunk_leaves; levels = 0: the roots are the leaves). Returns CUZK_OK
- * or an error with errstr set. Called from the thread that called cuzk_filecoin_post_gen_ext. */
+ * or an error with errstr set. Called once, on a thread of its own (concurrently with the
+ * CPU's chunk hashing on the global pool). */
 typedef cuzk_err_t (*cuzk_post_gen_roots_fn)(void *ctx, cuzk_fr_t *roots, uint64_t seed,
                                              uint64_t first, uint64_t count,
                                              uint64_t chunk_leaves, const unsigned *level_arity,
@@ -60,10 +61,10 @@ typedef struct {
 } cuzk_post_gen_provider_t;
 
 /* cuzk_filecoin_post_gen_chunked with an optional provider (NULL: CPU only). With one, the
- * provider computes every chunk root in one call; the CPU hashes only the chunks that hold
- * challenged leaves (for their paths) and compares its roots of those with the provider's:
- * any difference is CUZK_ERR_CHECKSUM ("chunk root mismatch"). The output bytes equal the
- * CPU-only generator's. A provider error is returned as it is. */
+ * provider computes every chunk root in one call while the CPU hashes only the chunks that
+ * hold challenged leaves (for their paths); then the CPU's roots of those are compared with the
+ * provider's: any difference is CUZK_ERR_CHECKSUM ("chunk root mismatch"). The output bytes
+ * equal the CPU-only generator's. A provider error is returned as it is. */
 cuzk_err_t cuzk_filecoin_post_gen_ext(uint8_t **out, size_t *out_len,
                                       const cuzk_post_proof_info_t *info,
                                       const uint8_t randomness[32], uint64_t sector_id,
