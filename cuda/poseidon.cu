@@ -70,7 +70,7 @@ __device__ __forceinline__ void permute(fr_t st[W], const consts_t &c) {
   }
 }
 
-/* The 64-bit splitmix64 step of post_gen.c: s += golden, then the finalizer. */
+/* splitmix64's output for the state s it has after its increment (post_gen.c's splitmix). */
 __device__ __forceinline__ uint64_t splitmix_at(uint64_t s) {
   uint64_t z = s;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
