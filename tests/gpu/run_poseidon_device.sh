@@ -39,7 +39,8 @@ grep -E "^arity|^chunk roots|^post_gen|FAIL|^ok|FAILED|SKIP" "$O/test.log" | hea
 printf "%-26s %4s %9s  %s\n" "run" "rc" "seconds" "summary"
 for n in gen32_gpu small_cpu small_gpu; do
   read -r rc s <"$O/$n.rc"
-  printf "%-26s %4s %9s  %s\n" "$n" "$rc" "$s" "$(grep -E '^proof|^sector|cuzk gen' "$O/$n.log" | tr '\n' ' ' | cut -c1-160)"
+  sum="$(grep -oE 'comm_r [0-9a-f]{16}' "$O/$n.log") $(grep -oE 'leaves [0-9]+ bytes [0-9]+ seconds [0-9.]+ leaves/s [0-9.e+]+ threads [0-9]+ gpu [01]' "$O/$n.log") $(grep 'cuzk gen' "$O/$n.log" | cut -c1-120)"
+  printf "%-26s %4s %9s  %s\n" "$n" "$rc" "$s" "$sum"
 done
 echo "8-8-0 base height 5: --gpu bytes == CPU bytes: $same"
 [ "$(cut -d' ' -f1 "$O/test.rc")" = 0 ] && [ "$(cut -d' ' -f1 "$O/gen32_gpu.rc")" = 0 ] && [ "$same" = yes ]
