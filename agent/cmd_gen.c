@@ -10,6 +10,10 @@
 #include "core/util/file.h"
 #include "core/util/hex.h"
 #include "core/util/pool.h"
+#ifdef CUZK_HAVE_CUDA
+#include "core/hash/poseidon.h"
+#include "cuda/cuzk_gpu.h"
+#endif
 
 #define CMD "gen"
 
@@ -17,7 +21,7 @@ static void cuzk__gen_usage(FILE *out) {
   fprintf(out,
           "Usage: cuzk gen vanilla --type winning-post|window-post --sector-size S --out FILE\n"
           "                        [--proof N] [--seed S] [--randomness HEX] [--sector-id N]\n"
-          "                        [--sectors K] [--first-index I] [--vec]\n"
+          "                        [--sectors K] [--first-index I] [--vec] [--gpu]\n"
           "\n"
           "Writes a PoSt vanilla proof (bincode FallbackPoStSectorProof; a bincode Vec of them\n"
           "with --sectors K > 1 or --vec) for sectors of random data drawn from the seed, with\n"
@@ -36,22 +40,67 @@ static void cuzk__gen_usage(FILE *out) {
           "  --sectors K        sectors in the proof (default 1)\n"
           "  --first-index I    position of the first sector in the whole proof (default 0)\n"
           "  --base-height H    test only: base trees of 8^H leaves (sector size follows)\n"
+          "  --gpu              hash the chunks on CUDA device 0; the CPU hashes only the\n"
+          "                     challenged chunks and checks the device's roots of those\n"
           "Prints the sector ids, comm_r, size and time. Exit codes: 0 written, 1 failure, 2\n"
           "usage error.\n");
 }
+
+#ifdef CUZK_HAVE_CUDA
+static cuzk_err_t cuzk__gen_gpu_roots(void *ctx, cuzk_fr_t *roots, uint64_t seed, uint64_t first,
+                                      uint64_t count, uint64_t chunk_leaves,
+                                      const unsigned *level_arity, unsigned levels, char *errstr,
+                                      size_t errstr_size) {
+  cuzk_gpu_status_t st = cuzk_gpu_poseidon_chunk_roots(ctx, (uint64_t *)roots, seed, first, count,
+                                                       chunk_leaves, level_arity, levels);
+  if (st.code)
+    return cuzk_errf((cuzk_err_t)st.code, errstr, errstr_size, "gpu chunk roots: %s", st.message);
+  return CUZK_OK;
+}
+
+/* A device Poseidon context for the base arity (its constants from core's parameters). */
+static cuzk_err_t cuzk__gen_gpu_new(cuzk_gpu_poseidon_t **out, unsigned arity, char *errstr,
+                                    size_t errstr_size) {
+  int n = 0;
+  cuzk_gpu_status_t st = cuzk_gpu_device_count(&n);
+  if (st.code || n <= 0)
+    return cuzk_errf(CUZK_ERR_NO_DEVICE, errstr, errstr_size, "--gpu needs a CUDA device: %s",
+                     st.code ? st.message : "none found");
+  const cuzk_poseidon_params_t *p = cuzk_poseidon_params(arity);
+  if (!p) return cuzk_errf(CUZK_ERR_UNSUPPORTED, errstr, errstr_size, "arity %u", arity);
+  unsigned w = p->width;
+  uint64_t mds[CUZK_POSEIDON_MAX_WIDTH * CUZK_POSEIDON_MAX_WIDTH * 4];
+  for (unsigned i = 0; i < w; i++)
+    for (unsigned j = 0; j < w; j++) memcpy(&mds[4 * (i * w + j)], p->mds[i][j].l, 32);
+  st = cuzk_gpu_poseidon_new(out, 0, arity, p->full_rounds, p->partial_rounds,
+                             (const uint64_t *)p->rc, mds, p->merkle_tag.l);
+  if (st.code)
+    return cuzk_errf((cuzk_err_t)st.code, errstr, errstr_size, "gpu poseidon: %s", st.message);
+  return CUZK_OK;
+}
+#endif
+
+static int cuzk__gen_write(const cuzk_post_proof_info_t *infop, const uint8_t randomness[32],
+                           long long sectors, long long sector_id, long long first_index,
+                           long long seed, int vec, const cuzk_post_gen_provider_t *prov,
+                           const char *out);
 
 static int cuzk__gen_run(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "vanilla") != 0)
     return cuzk_cli_usage_error(CMD, "what to generate? (only 'vanilla')");
   const char *type = NULL, *size_s = NULL, *out = NULL, *rand_hex = NULL;
   long long proof = -1, seed = 1, sector_id = 1, sectors = 1, first_index = 0, base_height = -1;
-  int vec = 0;
+  int vec = 0, gpu = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     const char **sp = NULL;
     long long *ip = NULL;
     if (strcmp(a, "--vec") == 0) {
       vec = 1;
+      continue;
+    }
+    if (strcmp(a, "--gpu") == 0) {
+      gpu = 1;
       continue;
     }
     if (strcmp(a, "--type") == 0)
@@ -130,6 +179,37 @@ static int cuzk__gen_run(int argc, char **argv) {
   if (randomness[31] & 0xc0)
     return cuzk_cli_usage_error(CMD, "--randomness: top two bits set (not a canonical Fr)");
 
+  cuzk_post_gen_provider_t prov = {0};
+  if (gpu) {
+#ifdef CUZK_HAVE_CUDA
+    cuzk_gpu_poseidon_t *ctx = NULL;
+    if (cuzk__gen_gpu_new(&ctx, info.shape.base_arity, err, sizeof err) != CUZK_OK) {
+      fprintf(stderr, "cuzk gen: %s\n", err);
+      return CUZK_EXIT_FAIL;
+    }
+    prov.roots = cuzk__gen_gpu_roots;
+    prov.ctx = ctx;
+#else
+    cuzk_errf(CUZK_ERR_UNSUPPORTED, err, sizeof err,
+              "--gpu: CUDA is not part of this build (built with CUZK_CUDA=OFF or without nvcc)");
+    fprintf(stderr, "cuzk gen: %s\n", err);
+    return CUZK_EXIT_FAIL;
+#endif
+  }
+  int rc = cuzk__gen_write(&info, randomness, sectors, sector_id, first_index, seed, vec,
+                           gpu ? &prov : NULL, out);
+#ifdef CUZK_HAVE_CUDA
+  cuzk_gpu_poseidon_free(prov.ctx);
+#endif
+  return rc;
+}
+
+static int cuzk__gen_write(const cuzk_post_proof_info_t *infop, const uint8_t randomness[32],
+                           long long sectors, long long sector_id, long long first_index,
+                           long long seed, int vec, const cuzk_post_gen_provider_t *prov,
+                           const char *out) {
+  const cuzk_post_proof_info_t info = *infop;
+  char err[512];
   size_t cap = 8, len = 8;
   uint8_t *buf = malloc(cap);
   if (!buf) return CUZK_EXIT_FAIL;
@@ -140,8 +220,8 @@ static int cuzk__gen_run(int argc, char **argv) {
     size_t n = 0;
     uint64_t id = (uint64_t)(sector_id + k);
     cuzk_err_t e =
-        cuzk_filecoin_post_gen(&one, &n, &info, randomness, id, (uint64_t)(first_index + k),
-                               (uint64_t)(seed + k), err, sizeof err);
+        cuzk_filecoin_post_gen_ext(&one, &n, &info, randomness, id, (uint64_t)(first_index + k),
+                                   (uint64_t)(seed + k), UINT64_C(1) << 18, prov, err, sizeof err);
     if (e != CUZK_OK) {
       fprintf(stderr, "cuzk gen: %s\n", err);
       free(buf);
@@ -173,9 +253,10 @@ static int cuzk__gen_run(int argc, char **argv) {
     return CUZK_EXIT_FAIL;
   }
   uint64_t leaves = info.sector_size / 32 * (uint64_t)sectors;
-  printf("proof %d (%s) sectors %lld leaves %llu bytes %zu seconds %.3f leaves/s %.3g threads %u\n",
+  printf("proof %d (%s) sectors %lld leaves %llu bytes %zu seconds %.3f leaves/s %.3g threads %u"
+         " gpu %d\n",
          info.id, info.name, sectors, (unsigned long long)leaves, as_vec ? len : len - 8, s,
-         s > 0 ? (double)leaves / s : 0.0, cuzk_pool_size(cuzk_pool_global()));
+         s > 0 ? (double)leaves / s : 0.0, cuzk_pool_size(cuzk_pool_global()), prov != NULL);
   return CUZK_EXIT_OK;
 }
 

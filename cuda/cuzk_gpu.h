@@ -206,6 +206,50 @@ cuzk_gpu_status_t cuzk_gpu_msm_g2(cuzk_gpu_msm_t *ctx, const cuzk_gpu_g2_bases_t
                                   size_t offset, const void *scalars, size_t n, unsigned flags,
                                   unsigned window_bits, cuzk_gpu_g2_jac_t *out);
 
+/* ---- Poseidon over Fr ------------------------------------------------------------------------
+ * neptune's permutation exactly as core/hash/poseidon.c's cuzk_poseidon_permute (width
+ * t = arity + 1, R_F full rounds around R_P partial ones, S-box x^5, dense MDS); the hash of
+ * x_1..x_arity is state[1] after permuting [tag, x_1..x_arity]. Fr elements are 4 u64 limbs,
+ * Montgomery, as core's cuzk_fr_t. A context belongs to one device, one arity and one thread at
+ * a time; it owns a stream, the constants (uploaded once by _new) and scratch buffers grown on
+ * demand (at most ~1.5 GiB for chunk roots, ~1.2 GiB for hash_host) until _free. */
+typedef struct cuzk_gpu_poseidon cuzk_gpu_poseidon_t;
+
+/* Context for `arity` (2, 4, 8 or 11) with round constants rc[(full + partial)·t] in the order
+ * they are added, the MDS matrix mds[t·t] row-major (mds[i·t + j] multiplies state[i] into
+ * output j: cuzk_poseidon_params_t.mds[i][j]) and the domain tag (one Fr); all Montgomery Fr,
+ * copied. CUZK_ERR_INVALID_ARG for an unsupported arity or odd/zero full rounds. */
+cuzk_gpu_status_t cuzk_gpu_poseidon_new(cuzk_gpu_poseidon_t **out, int dev, unsigned arity,
+                                        unsigned full_rounds, unsigned partial_rounds,
+                                        const uint64_t *rc, const uint64_t *mds,
+                                        const uint64_t *tag);
+void cuzk_gpu_poseidon_free(cuzk_gpu_poseidon_t *ctx);
+
+/* out[i] = hash(in[arity·i .. arity·i + arity)) for i < n (n <= 2^36), device arrays, `out`
+ * not overlapping `in`. Returns when done. */
+cuzk_gpu_status_t cuzk_gpu_poseidon_hash_device(cuzk_gpu_poseidon_t *ctx, void *d_out,
+                                                const void *d_in, size_t n);
+/* The same from and to host arrays (n·arity and n Fr). */
+cuzk_gpu_status_t cuzk_gpu_poseidon_hash_host(cuzk_gpu_poseidon_t *ctx, uint64_t *out,
+                                              const uint64_t *in, size_t n);
+
+/* Leaves first..first+n-1 of core/filecoin/post_gen's random sector (leaf i: the 8 splitmix64
+ * outputs after 8·i draws from `seed`, 64 bytes little-endian reduced mod r like
+ * cuzk_fr_from_le_wide), drawn on the device, into the host array out[n]. */
+cuzk_gpu_status_t cuzk_gpu_poseidon_leaves_host(cuzk_gpu_poseidon_t *ctx, uint64_t *out,
+                                                uint64_t seed, uint64_t first, size_t n);
+
+/* roots[k] (host, count Fr) = root of chunk first + k of that sector: its chunk_leaves leaves
+ * (drawn on the device) hashed up `levels` levels, level l of arity level_arity[l] (each must
+ * be the context's arity; their product is chunk_leaves; levels = 0 means chunk_leaves = 1 and
+ * the roots are the leaves). Works in batches of whole chunks (about 2^25 first-level nodes,
+ * one kernel per level over the batch); at most 2^27 first-level nodes per chunk and 2^40
+ * leaves. CUZK_ERR_INVALID_ARG for other shapes. Returns when done. */
+cuzk_gpu_status_t cuzk_gpu_poseidon_chunk_roots(cuzk_gpu_poseidon_t *ctx, uint64_t *roots,
+                                                uint64_t seed, uint64_t first, uint64_t count,
+                                                uint64_t chunk_leaves,
+                                                const unsigned *level_arity, unsigned levels);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 #include "core/filecoin/post_gen.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -67,10 +68,42 @@ static void put_fr(wr_t *w, const cuzk_fr_t *x) {
   put(w, b, 32);
 }
 
-/* Leaf i of the sector: the 8 splitmix64 outputs after 8*i draws from `seed`. */
-static void leaf_at(cuzk_fr_t *out, uint64_t seed, uint64_t i) {
+void cuzk_filecoin_post_gen_leaf(cuzk_fr_t *out, uint64_t seed, uint64_t i) {
   uint64_t s = seed + 8 * i * 0x9e3779b97f4a7c15ull;
   rand_fr(out, &s);
+}
+
+#define leaf_at cuzk_filecoin_post_gen_leaf
+
+cuzk_err_t cuzk_filecoin_post_gen_roots_cpu(void *ctx, cuzk_fr_t *roots, uint64_t seed,
+                                            uint64_t first, uint64_t count,
+                                            uint64_t chunk_leaves, const unsigned *level_arity,
+                                            unsigned levels, char *errstr, size_t errstr_size) {
+  (void)ctx;
+  uint64_t prod = 1;
+  for (unsigned l = 0; l < levels; l++) {
+    if (!cuzk_poseidon_arity_supported(level_arity[l]) || prod > (UINT64_C(1) << 40))
+      return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size, "roots_cpu: bad level %u", l);
+    prod *= level_arity[l];
+  }
+  if (prod != chunk_leaves)
+    return cuzk_errf(CUZK_ERR_INVALID_ARG, errstr, errstr_size,
+                     "roots_cpu: arities do not multiply to %llu", (unsigned long long)chunk_leaves);
+  cuzk_fr_t *t = malloc(2 * chunk_leaves * sizeof *t);
+  if (!t) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "roots_cpu: out of memory");
+  for (uint64_t k = 0; k < count; k++) {
+    uint64_t base = (first + k) * chunk_leaves, n = chunk_leaves;
+    for (uint64_t j = 0; j < n; j++) leaf_at(&t[j], seed, base + j);
+    cuzk_fr_t *cur = t;
+    for (unsigned l = 0; l < levels; l++) {
+      cuzk_poseidon_hash_many(cur + n, level_arity[l], cur, n / level_arity[l]);
+      cur += n;
+      n /= level_arity[l];
+    }
+    roots[k] = *cur;
+  }
+  free(t);
+  return CUZK_OK;
 }
 
 typedef struct {
@@ -84,6 +117,8 @@ typedef struct {
   cuzk_fr_t *leaf;  /* [n_ch] */
   cuzk_fr_t *sib;   /* [n_ch][levels][7] */
   cuzk_fr_t *roots; /* [chunks] */
+  const uint64_t *todo; /* when set: task i hashes chunk todo[i] into mine[i] */
+  cuzk_fr_t *mine;
   _Atomic int oom;
 } gen_t;
 
@@ -121,11 +156,11 @@ static void gen_chunk(void *ctx, size_t i) {
     g->oom = 1;
     return;
   }
-  uint64_t first = (uint64_t)i * g->chunk;
+  uint64_t chunk = g->todo ? g->todo[i] : (uint64_t)i, first = chunk * g->chunk;
   for (uint64_t k = 0; k < g->chunk; k++) leaf_at(&t[k], g->seed, first + k);
   for (unsigned c = 0; c < g->n_ch; c++)
     if (g->ch[c] >= first && g->ch[c] < first + g->chunk) g->leaf[c] = t[g->ch[c] - first];
-  g->roots[i] = *hash_up(g, t, g->chunk, 0, g->chunk_levels, first);
+  *(g->todo ? &g->mine[i] : &g->roots[chunk]) = *hash_up(g, t, g->chunk, 0, g->chunk_levels, first);
   free(t);
 }
 
@@ -142,12 +177,77 @@ static void put_path(wr_t *w, gen_t *g, unsigned c, unsigned from, unsigned to) 
   }
 }
 
+typedef struct {
+  const cuzk_post_gen_provider_t *pv;
+  gen_t *g;
+  uint64_t chunks;
+  char *errstr;
+  size_t errstr_size;
+  cuzk_err_t e;
+} prov_call_t;
+
+static void *prov_main(void *arg) {
+  prov_call_t *c = arg;
+  c->e = c->pv->roots(c->pv->ctx, c->g->roots, c->g->seed, 0, c->chunks, c->g->chunk,
+                      c->g->arity, c->g->chunk_levels, c->errstr, c->errstr_size);
+  return NULL;
+}
+
+/* The chunk roots: all on the CPU, or the provider's (on its own thread, overlapping the CPU's
+ * chunks), checked against the CPU's own for the chunks that hold challenges (which the CPU
+ * hashes anyway for the paths). */
+static cuzk_err_t chunk_roots(gen_t *g, uint64_t chunks, const cuzk_post_gen_provider_t *pv,
+                              char *errstr, size_t errstr_size) {
+  if (!pv || !pv->roots) {
+    cuzk_pool_parallel_for(cuzk_pool_global(), (size_t)chunks, gen_chunk, g);
+    return CUZK_OK;
+  }
+  prov_call_t call = {pv, g, chunks, errstr, errstr_size, CUZK_OK};
+  pthread_t th;
+  bool threaded = pthread_create(&th, NULL, prov_main, &call) == 0;
+  if (!threaded) prov_main(&call);
+  uint64_t todo[66];
+  cuzk_fr_t mine[66];
+  size_t n = 0;
+  for (unsigned c = 0; c < g->n_ch; c++) {
+    uint64_t k = g->ch[c] / g->chunk;
+    size_t j = 0;
+    while (j < n && todo[j] != k) j++;
+    if (j == n) todo[n++] = k;
+  }
+  g->todo = todo;
+  g->mine = mine;
+  cuzk_pool_parallel_for(cuzk_pool_global(), n, gen_chunk, g);
+  g->todo = NULL;
+  g->mine = NULL;
+  if (threaded) pthread_join(th, NULL);
+  if (call.e != CUZK_OK) return call.e;
+  if (g->oom) return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "post_gen: out of memory");
+  for (size_t j = 0; j < n; j++)
+    if (!cuzk_fr_eq(&mine[j], &g->roots[todo[j]]))
+      return cuzk_errf(CUZK_ERR_CHECKSUM, errstr, errstr_size,
+                       "post_gen: chunk root mismatch at chunk %llu of %llu (provider vs CPU)",
+                       (unsigned long long)todo[j], (unsigned long long)chunks);
+  return CUZK_OK;
+}
+
 cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
                                           const cuzk_post_proof_info_t *info,
                                           const uint8_t randomness[32], uint64_t sector_id,
                                           uint64_t sector_index, uint64_t seed,
                                           uint64_t max_chunk_leaves, char *errstr,
                                           size_t errstr_size) {
+  return cuzk_filecoin_post_gen_ext(out, out_len, info, randomness, sector_id, sector_index, seed,
+                                    max_chunk_leaves, NULL, errstr, errstr_size);
+}
+
+cuzk_err_t cuzk_filecoin_post_gen_ext(uint8_t **out, size_t *out_len,
+                                      const cuzk_post_proof_info_t *info,
+                                      const uint8_t randomness[32], uint64_t sector_id,
+                                      uint64_t sector_index, uint64_t seed,
+                                      uint64_t max_chunk_leaves,
+                                      const cuzk_post_gen_provider_t *provider, char *errstr,
+                                      size_t errstr_size) {
   *out = NULL;
   *out_len = 0;
   const cuzk_tree_shape_t *sh = &info->shape;
@@ -187,7 +287,11 @@ cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
     free(g.leaf), free(g.sib), free(g.roots);
     return cuzk_errf(CUZK_ERR_NOMEM, errstr, errstr_size, "post_gen: out of memory");
   }
-  cuzk_pool_parallel_for(cuzk_pool_global(), (size_t)chunks, gen_chunk, &g);
+  cuzk_err_t e = chunk_roots(&g, chunks, provider, errstr, errstr_size);
+  if (e != CUZK_OK) {
+    free(g.leaf), free(g.sib), free(g.roots);
+    return e;
+  }
   cuzk_fr_t root =
       *hash_up(&g, g.roots, chunks, g.chunk_levels, (unsigned)levels - g.chunk_levels, 0);
   cuzk_fr_t comm_c, comm_r, pair[2];

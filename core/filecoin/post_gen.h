@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/ff/fr.h"
 #include "core/filecoin/post.h"
 #include "core/util/err.h"
 
@@ -42,5 +43,46 @@ cuzk_err_t cuzk_filecoin_post_gen_chunked(uint8_t **out, size_t *out_len,
                                           uint64_t sector_index, uint64_t seed,
                                           uint64_t max_chunk_leaves, char *errstr,
                                           size_t errstr_size);
+
+/* A provider of chunk roots (e.g. the GPU): writes roots[k] (Montgomery Fr) = root of chunk
+ * first + k, k < count, of the sector drawn from `seed`: leaves first·chunk_leaves .. (as
+ * cuzk_filecoin_post_gen_leaf) hashed up `levels` Merkle-Poseidon levels, level l of arity
+ * level_arity[l] (product chunk_leaves; levels = 0: the roots are the leaves). Returns CUZK_OK
+ * or an error with errstr set. Called once, on a thread of its own (concurrently with the
+ * CPU's chunk hashing on the global pool). */
+typedef cuzk_err_t (*cuzk_post_gen_roots_fn)(void *ctx, cuzk_fr_t *roots, uint64_t seed,
+                                             uint64_t first, uint64_t count,
+                                             uint64_t chunk_leaves, const unsigned *level_arity,
+                                             unsigned levels, char *errstr, size_t errstr_size);
+
+typedef struct {
+  cuzk_post_gen_roots_fn roots;
+  void *ctx;
+} cuzk_post_gen_provider_t;
+
+/* cuzk_filecoin_post_gen_chunked with an optional provider (NULL: CPU only). With one, the
+ * provider computes every chunk root in one call while the CPU hashes only the chunks that
+ * hold challenged leaves (for their paths); then the CPU's roots of those are compared with the
+ * provider's: any difference is CUZK_ERR_CHECKSUM ("chunk root mismatch"). The output bytes
+ * equal the CPU-only generator's. A provider error is returned as it is. */
+cuzk_err_t cuzk_filecoin_post_gen_ext(uint8_t **out, size_t *out_len,
+                                      const cuzk_post_proof_info_t *info,
+                                      const uint8_t randomness[32], uint64_t sector_id,
+                                      uint64_t sector_index, uint64_t seed,
+                                      uint64_t max_chunk_leaves,
+                                      const cuzk_post_gen_provider_t *provider, char *errstr,
+                                      size_t errstr_size);
+
+/* Leaf i of the sector drawn from `seed`: the 8 splitmix64 outputs after 8·i draws, as 64
+ * bytes little-endian, reduced by cuzk_fr_from_le_wide. */
+void cuzk_filecoin_post_gen_leaf(cuzk_fr_t *out, uint64_t seed, uint64_t i);
+
+/* The CPU chunk roots with the provider's contract (a reference provider; single-threaded,
+ * `ctx` unused). CUZK_ERR_INVALID_ARG when the arities do not multiply to chunk_leaves,
+ * CUZK_ERR_NOMEM. */
+cuzk_err_t cuzk_filecoin_post_gen_roots_cpu(void *ctx, cuzk_fr_t *roots, uint64_t seed,
+                                            uint64_t first, uint64_t count,
+                                            uint64_t chunk_leaves, const unsigned *level_arity,
+                                            unsigned levels, char *errstr, size_t errstr_size);
 
 #endif
