@@ -22,6 +22,24 @@
 #include "core/util/clock.h"
 #include "tests/support/testlib.h"
 
+/* The backend under test: the CPU backend, or with CUZK_TEST_BACKEND=cuda (a CUDA build on a GPU
+ * machine) the CUDA backend, so the same engine tests run on the device. */
+static cuzk_backend_t *test_backend_new(char *err, size_t n) {
+  const char *b = getenv("CUZK_TEST_BACKEND");
+  if (b && strcmp(b, "cuda") == 0) {
+#ifdef CUZK_HAVE_CUDA
+    cuzk_backend_t *be = cuzk_backend_cuda_new(err, n);
+    if (!be) fprintf(stderr, "CUZK_TEST_BACKEND=cuda: %s\n", err);
+    return be;
+#else
+    snprintf(err, n, "CUZK_TEST_BACKEND=cuda in a build without CUDA");
+    fprintf(stderr, "%s\n", err);
+    return NULL;
+#endif
+  }
+  return cuzk_backend_cpu_new(err, n);
+}
+
 static char g_dir[256];
 static uint64_t g_srs_bytes[16];
 
@@ -152,7 +170,7 @@ static void w_destroy(cuzk_backend_t *be) {
 static wrap_t *wrap_new(void) {
   wrap_t *w = calloc(1, sizeof *w);
   char err[128];
-  w->real = cuzk_backend_cpu_new(err, sizeof err);
+  w->real = test_backend_new(err, sizeof err);
   assert_non_null(w->real);
   pthread_mutex_init(&w->mu, NULL);
   pthread_cond_init(&w->cv, NULL);
@@ -334,7 +352,9 @@ static void test_proofs_verify_and_timing_ordered(void **state) {
   static char tlpath[300];
   snprintf(tlpath, sizeof tlpath, "%s", tl);
   char err[128];
-  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_backend_t *be = test_backend_new(err, sizeof err);
+  assert_non_null(be);
+  const int want_gpu = strcmp(be->name, "cpu") == 0 ? -1 : 0; /* the CPU reports gpu -1 */
   cuzk_engine_config_t cfg;
   cuzk_engine_config_init(&cfg);
   cfg.memory_budget = 1ull << 30;
@@ -362,7 +382,7 @@ static void test_proofs_verify_and_timing_ordered(void **state) {
     for (unsigned k = 1; k < 8; k++) assert_true(seq[k - 1] <= seq[k]);
     assert_true(t->synthetic);
     assert_true(t->is_pinned);
-    assert_int_equal(t->gpu, -1);
+    assert_int_equal(t->gpu, want_gpu);
     assert_int_equal(t->attempts, 1);
     assert_true(t->kernel_us > 0 && t->ntt_us > 0 && t->msm_h_us + t->msm_l_us + t->msm_a_us > 0);
     assert_true(t->grant_seq >= 1 && t->grant_seq <= 6);
@@ -590,7 +610,7 @@ static void test_verify_never_reports_unverified(void **state) {
   (void)state;
   reset();
   char err[128];
-  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_backend_t *be = test_backend_new(err, sizeof err);
   cuzk_engine_t *e = mk(be, budget_for(8, 2), verify_never);
   submit(e, 0, "synthetic-8", 2, -1);
   wait_done(1);
@@ -627,7 +647,7 @@ static void test_admission_errors(void **state) {
   (void)state;
   reset();
   char err[256];
-  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_backend_t *be = test_backend_new(err, sizeof err);
   cuzk_engine_config_t cfg;
   cuzk_engine_config_init(&cfg);
   cuzk_engine_t *e = cuzk_engine_new(&cfg, be, err, sizeof err); /* no budget */
@@ -682,7 +702,7 @@ static void test_srs_eviction_and_pce_cache(void **state) {
   mkdir(pce, 0755);
   static char pce_path[300];
   snprintf(pce_path, sizeof pce_path, "%s", pce);
-  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_backend_t *be = test_backend_new(err, sizeof err);
   cuzk_engine_config_t cfg;
   cuzk_engine_config_init(&cfg);
   /* Room for the 2^10 parameters and partition, not for both parameter sets at once. */
@@ -723,7 +743,7 @@ static void test_shutdown_while_busy(void **state) {
   reset();
   uint64_t seed = cuzk_test_seed();
   char err[128];
-  cuzk_backend_t *be = cuzk_backend_cpu_new(err, sizeof err);
+  cuzk_backend_t *be = test_backend_new(err, sizeof err);
   cuzk_engine_t *e = mk(be, budget_for(10, 3), NULL);
   for (unsigned j = 0; j < 6; j++) submit(e, j, j % 2 ? "synthetic-10" : "synthetic-8", 4, -1);
   cuzk_sleep_ms(20 + seed % 80);
