@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cuzk-test: labels=integration timeout=300
-# kill -9 of the agent in the middle of a queue of real (synthetic 2^12, CPU) jobs: a restarted
+# kill -9 of the agent in the middle of a queue of 30 real (synthetic 2^12, CPU) jobs: a restarted
 # agent in the same group publishes a result for every job (none lost); a job proved twice
 # (finished but not yet committed at the kill) repeats under the same job_id; offsets listed as
 # completed in the commit metadata are skipped rather than proved again. The agent uses static
@@ -11,7 +11,7 @@ t0=$(date +%s)
 setup_suite
 make_params 12
 write_cfg "$work/a.cfg" agent-k agent-k-host1
-n=10
+n=30
 for i in $(seq 1 $n); do
   submit "k-$i" porep-c2 --circuit synthetic-12 --partition 0
 done
@@ -23,7 +23,7 @@ while ! grep -q "event=result_published" "$work/a1.log"; do
   [ "$(date +%s)" -lt "$end" ] || fail "no result within 90 s"
   sleep 0.1
 done
-sleep 0.5
+sleep 0.1
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 before=$(grep -c "event=result_published" "$work/a1.log" || true)
